@@ -1,0 +1,58 @@
+"""wpfprobe: see inside a live pythonnet WPF or WinForms UI, from inside the app.
+
+    probe = wpfprobe.attach(form)
+    probe.tree(max_depth=2)
+    probe.locator("Button#saveButton").properties(filter="Text")
+"""
+
+from __future__ import annotations
+
+from ._api import Locator, Probe, attach
+from ._engine import Target
+from ._errors import ErrorCode, ProbeError
+from ._models import (
+    Ancestor,
+    ElementInfo,
+    FindResult,
+    FindResults,
+    Node,
+    Page,
+    Property,
+    PropertyCondition,
+    Rect,
+    RuntimeDescription,
+    Screenshot,
+    SessionInfo,
+    Tree,
+    Window,
+)
+from ._redaction import REDACTED
+from ._settings import ProbeSettings
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "REDACTED",
+    "Ancestor",
+    "ElementInfo",
+    "ErrorCode",
+    "FindResult",
+    "FindResults",
+    "Locator",
+    "Node",
+    "Page",
+    "Probe",
+    "ProbeError",
+    "ProbeSettings",
+    "Property",
+    "PropertyCondition",
+    "Rect",
+    "RuntimeDescription",
+    "Screenshot",
+    "SessionInfo",
+    "Target",
+    "Tree",
+    "Window",
+    "__version__",
+    "attach",
+]

@@ -1,0 +1,249 @@
+"""The notebook- and test-friendly face of the engine (SPEC section 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._adapter import TreeType
+from ._engine import Engine, Target
+from ._errors import InvalidArgumentError
+from ._locators import Selector, parse_locator
+from ._models import (
+    Ancestor,
+    ElementInfo,
+    FindResults,
+    Node,
+    Page,
+    Property,
+    PropertyCondition,
+    Screenshot,
+    SessionInfo,
+    Tree,
+    Window,
+)
+from ._settings import ProbeSettings
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+
+def attach(
+    app: Any = None,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+    settings: ProbeSettings | None = None,
+) -> Probe:
+    """Inspect the live UI of this process, without a server.
+
+    ``app`` is a WPF Application or Window, a WinForms Form, or None to find
+    the running UI. Call from any thread: every read hops to the UI thread.
+    """
+    from wpfprobe_clr import connect  # noqa: PLC0415 - the CLR loads only when asked for
+
+    settings = settings or ProbeSettings.from_env()
+    if timeout is not None:
+        settings = settings.model_copy(update={"ui_timeout": float(timeout)})
+    conn = connect(app, timeout=settings.ui_timeout)
+    engine = Engine(
+        adapter=conn.adapter,
+        ui=conn.ui,
+        objects=conn.objects,
+        settings=settings,
+        runtime=conn.runtime,
+        app_name=name,
+        same=conn.same,
+    )
+    return Probe(engine)
+
+
+class Probe:
+    """An attached app. Cheap to keep: it holds no UI object strongly."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine
+
+    @property
+    def toolkit(self) -> str:
+        return str(self._engine.adapter.toolkit)
+
+    def session_info(self) -> SessionInfo:
+        return self._engine.session_info()
+
+    def windows(self, *, include_hidden: bool = False) -> list[Window]:
+        return self._engine.windows(include_hidden=include_hidden)
+
+    def tree(
+        self,
+        root: str | Locator | None = None,
+        *,
+        max_depth: int = 3,
+        tree_type: TreeType = "visual",
+        include_properties: Sequence[str] | None = None,
+    ) -> Tree:
+        """A snapshot from ``root`` (a locator, a Locator, or the main window)."""
+        target = None if root is None else self._target(root)
+        return self._engine.tree(
+            target, max_depth=max_depth, tree_type=tree_type, include_properties=include_properties
+        )
+
+    def locator(self, selector: str) -> Locator:
+        """A lazy query, re-resolved on every use (see docs/locators.md)."""
+        return Locator(self, Target(locators=(_checked(selector),)))
+
+    def node(self, node_id: str) -> Locator:
+        """A Locator for one node id; it fails with NODE_NOT_FOUND once the element is gone."""
+        return Locator(self, Target(node_id=node_id))
+
+    def children(
+        self,
+        node_id: str | None = None,
+        *,
+        tree_type: TreeType = "visual",
+        cursor: str | None = None,
+        take: int = 50,
+    ) -> Page[Node]:
+        return self._engine.children(node_id, tree_type=tree_type, cursor=cursor, take=take)
+
+    def find(
+        self,
+        locator: str | None = None,
+        *,
+        root: str | Locator | None = None,
+        type_name: str | None = None,
+        name: str | None = None,
+        automation_id: str | None = None,
+        text: str | None = None,
+        property_conditions: Sequence[PropertyCondition | dict[str, Any]] = (),
+        tree_type: TreeType = "visual",
+        max_results: int = 20,
+    ) -> FindResults:
+        return self._engine.find(
+            root=None if root is None else self._target(root),
+            locator=locator,
+            type_name=type_name,
+            name=name,
+            automation_id=automation_id,
+            text=text,
+            property_conditions=property_conditions,
+            tree_type=tree_type,
+            max_results=max_results,
+        )
+
+    def screenshot(self) -> Image:
+        """The main window as a PIL image."""
+        return self._engine.screenshot().image()
+
+    def _target(self, ref: str | Locator) -> Target:
+        if isinstance(ref, Locator):
+            return ref.target
+        return Target(locators=(_checked(ref),))
+
+    def __repr__(self) -> str:
+        return f"<wpfprobe.Probe {self._engine.app_name!r} ({self.toolkit})>"
+
+
+class Locator:
+    """A query for elements, resolved anew each time it is used (like Playwright's)."""
+
+    def __init__(self, probe: Probe, target: Target) -> None:
+        self._probe = probe
+        self.target = target
+
+    @property
+    def _engine(self) -> Engine:
+        return self._probe.engine
+
+    # -- refining ----------------------------------------------------------
+    def locator(self, selector: str) -> Locator:
+        """Elements matching ``selector`` inside the single element this locator finds."""
+        if self.target.node_id is not None:
+            raise InvalidArgumentError(
+                "A node-id locator cannot be refined; use the node's .locator string instead.",
+                suggestion="probe.locator(node.locator).locator(...)",
+            )
+        steps = list(self.target.locators)
+        if self.target.nth is not None:
+            # Written in the language itself, so the engine needs no special case.
+            if not isinstance(parse_locator(steps[-1]), Selector):
+                raise InvalidArgumentError(
+                    "nth() of a path locator cannot be refined; a path already names one element.",
+                    suggestion="Refine the path locator without nth().",
+                )
+            steps[-1] = f"{steps[-1]}:nth({self.target.nth})"
+        return Locator(self._probe, Target(locators=(*steps, _checked(selector))))
+
+    def nth(self, index: int) -> Locator:
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise InvalidArgumentError("nth takes an integer.")
+        return Locator(self._probe, Target(node_id=self.target.node_id, locators=self.target.locators, nth=index))
+
+    @property
+    def first(self) -> Locator:
+        return self.nth(0)
+
+    @property
+    def last(self) -> Locator:
+        return self.nth(-1)
+
+    # -- querying ----------------------------------------------------------
+    def count(self) -> int:
+        return self._engine.count(self.target)
+
+    def exists(self) -> bool:
+        return self.count() > 0
+
+    def all(self) -> list[Locator]:
+        """One node-id Locator per current match."""
+        return [self._probe.node(i) for i in self._engine.resolve_ids(self.target)]
+
+    def node(self) -> Node:
+        return self._engine.node(self.target)
+
+    def inspect(self) -> ElementInfo:
+        return self._engine.inspect(self.target)
+
+    def properties(
+        self,
+        *,
+        filter: str | None = None,  # noqa: A002 - mirrors the MCP tool
+        category: str | None = None,
+        include_defaults: bool = False,
+        cursor: str | None = None,
+        take: int = 100,
+    ) -> Page[Property]:
+        return self._engine.properties(
+            self.target, filter=filter, category=category, include_defaults=include_defaults, cursor=cursor, take=take
+        )
+
+    def property(self, name: str) -> Property:
+        return self._engine.property(self.target, name)
+
+    def tree(
+        self, *, max_depth: int = 3, tree_type: TreeType = "visual", include_properties: Sequence[str] | None = None
+    ) -> Tree:
+        return self._engine.tree(
+            self.target, max_depth=max_depth, tree_type=tree_type, include_properties=include_properties
+        )
+
+    def ancestors(self, *, max_levels: int | None = None) -> list[Ancestor]:
+        return self._engine.ancestors(self.target, max_levels=max_levels)
+
+    def screenshot(self) -> Image:
+        return self._engine.screenshot(self.target).image()
+
+    def screenshot_png(self) -> Screenshot:
+        return self._engine.screenshot(self.target)
+
+    def __repr__(self) -> str:
+        return f"<wpfprobe.Locator {self.target.describe()!r}>"
+
+
+def _checked(selector: str) -> str:
+    parse_locator(selector)  # fail at creation on a malformed locator, not at first use
+    return selector

@@ -1,0 +1,255 @@
+"""Pydantic DTOs shared by every face (Python API, MCP tools, CLI).
+
+Python attributes are snake_case; JSON (``model_dump(by_alias=True)``) is
+camelCase as the MCP tools speak it.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from ._adapter import PlainValue
+
+T = TypeVar("T")
+
+
+class _Dto(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        ser_json_bytes="base64",
+    )
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The camelCase JSON shape, without fields that are None."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class Rect(_Dto):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class Node(_Dto):
+    """One element as plain data. ``locator`` re-finds it later."""
+
+    node_id: str
+    type: str
+    type_name: str
+    name: str | None = None
+    automation_id: str | None = None
+    text: str | None = None
+    visible: bool
+    enabled: bool
+    focused: bool = False
+    child_count: int
+    locator: str
+    properties: dict[str, PlainValue] | None = None
+    children: list[Node] | None = None
+    children_truncated: bool | None = None
+
+    def label(self) -> str:
+        ident = f"#{self.name or self.automation_id}" if (self.name or self.automation_id) else ""
+        text = f' "{self.text}"' if self.text else ""
+        states = "" if self.visible else " hidden"
+        states += "" if self.enabled else " disabled"
+        states += " focused" if self.focused else ""
+        return f"{self.type}{ident}{text}{states} [{self.node_id}]"
+
+    def _repr_html_(self) -> str:
+        return _tree_html(self)
+
+    def __str__(self) -> str:
+        return "\n".join(_tree_lines(self, ""))
+
+
+class Window(Node):
+    title: str | None = None
+    bounds: Rect | None = None
+    active: bool = False
+
+
+class Tree(_Dto):
+    root: Node
+    tree_type: Literal["visual", "logical"]
+    truncated: bool
+    returned_node_count: int
+
+    def _repr_html_(self) -> str:
+        note = " (truncated at the node cap)" if self.truncated else ""
+        return (
+            f"<div><b>{self.returned_node_count} nodes</b>, {self.tree_type} tree{note}"
+            f"{_tree_html(self.root)}</div>"
+        )
+
+    def __str__(self) -> str:
+        return "\n".join(_tree_lines(self.root, ""))
+
+    def walk(self) -> list[Node]:
+        """Every node of the snapshot, depth first."""
+        out: list[Node] = []
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(node.children or []))
+        return out
+
+
+class Page(_Dto, Generic[T]):
+    items: list[T]
+    next_cursor: str | None = None
+    total_count: int
+    has_more: bool
+    stale: bool = False
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<li>{html.escape(_short(i))}</li>" for i in self.items)
+        more = f"<p>{self.total_count - len(self.items)} more (next cursor)</p>" if self.has_more else ""
+        return f"<div><b>{len(self.items)} of {self.total_count}</b><ul>{rows}</ul>{more}</div>"
+
+
+class Property(_Dto):
+    name: str
+    type_name: str
+    value: PlainValue = None
+    value_source: str
+    category: str | None = None
+    is_locally_set: bool
+    is_data_bound: bool
+    has_binding_error: bool
+    binding_error: str | None = None
+    is_read_only: bool
+    is_redacted: bool
+
+
+class Ancestor(Node):
+    data_context_type: str | None = None
+
+
+class ElementInfo(_Dto):
+    node: Node
+    path: str
+    locator: str
+    parent: Node | None
+    bounds: Rect | None
+    data_context_type: str | None
+    binding_error_count: int
+
+    def _repr_html_(self) -> str:
+        n = self.node
+        rows = [
+            ("type", n.type_name),
+            ("name", n.name),
+            ("automationId", n.automation_id),
+            ("text", n.text),
+            ("locator", self.locator),
+            ("path", self.path),
+            ("visible / enabled / focused", f"{n.visible} / {n.enabled} / {n.focused}"),
+            ("bounds", self.bounds and f"{self.bounds.x},{self.bounds.y} {self.bounds.width}x{self.bounds.height}"),
+            ("children", n.child_count),
+            ("dataContextType", self.data_context_type),
+            ("binding errors", self.binding_error_count),
+        ]
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+            for k, v in rows
+            if v is not None
+        )
+        return f"<table>{body}</table>"
+
+
+class FindResult(_Dto):
+    node: Node
+    path: str
+
+
+class FindResults(_Dto):
+    results: list[FindResult]
+    total_scanned: int
+    truncated: bool
+
+
+class PropertyCondition(_Dto):
+    property: str
+    operator: Literal["Equals", "Contains", "Regex"] = "Equals"
+    value: str
+
+
+class Dispatcher(_Dto):
+    thread_id: int | None
+    windows: list[str]
+
+
+class RuntimeDescription(_Dto):
+    kind: Literal["netfx", "coreclr", "mono"]
+    version: str
+    description: str
+
+
+class SessionInfo(_Dto):
+    app_name: str
+    app_id: str
+    pid: int
+    process_name: str
+    runtime: RuntimeDescription
+    toolkit: Literal["wpf", "winforms"]
+    python_version: str
+    wpfprobe_version: str
+    tier: Literal["read", "interact", "mutate"]
+    dispatchers: list[Dispatcher]
+    capabilities: list[str]
+
+
+class Screenshot(_Dto):
+    """A PNG of an element; renders as the image in Jupyter."""
+
+    node_id: str
+    width: int
+    height: int
+    png: bytes = Field(repr=False)
+
+    def image(self) -> Any:
+        from PIL import Image  # noqa: PLC0415 - Pillow is only needed when asked for
+
+        img = Image.open(io.BytesIO(self.png))
+        img.load()
+        return img
+
+    def _repr_png_(self) -> bytes:
+        return self.png
+
+
+def _short(item: Any) -> str:
+    if isinstance(item, Node):
+        return item.label()
+    if isinstance(item, Property):
+        return f"{item.name} = {item.value!r} ({item.value_source})"
+    return repr(item)
+
+
+def _tree_lines(node: Node, indent: str) -> list[str]:
+    lines = [indent + node.label()]
+    for child in node.children or []:
+        lines.extend(_tree_lines(child, indent + "  "))
+    if node.child_count and not node.children:
+        lines.append(indent + f"  … {node.child_count} children")
+    return lines
+
+
+def _tree_html(node: Node) -> str:
+    label = html.escape(node.label())
+    kids = node.children or []
+    if not kids:
+        more = f" <i>({node.child_count} children)</i>" if node.child_count else ""
+        return f"<ul><li><code>{label}</code>{more}</li></ul>"
+    inner = "".join(_tree_html(k) for k in kids)
+    return f"<ul><li><details open><summary><code>{label}</code></summary>{inner}</details></li></ul>"

@@ -1,0 +1,42 @@
+"""One settings model holds every default that protects the user; all on by default."""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ProbeSettings(BaseModel):
+    """Engine settings. Security-relevant defaults are the safe ones.
+
+    ``from_env`` reads overrides from ``WPFPROBE_*`` variables, so a probe
+    started by another tool can be tuned without code.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    redact: bool = True
+    """Hide secret-looking property values (SPEC section 6). Turning it off is for debugging only."""
+    extra_redaction_keywords: tuple[str, ...] = ()
+    """More name fragments to redact, beside the built-in list."""
+    ui_timeout: float = Field(default=5.0, gt=0, le=120)
+    """Seconds to wait for the UI thread before DISPATCHER_BUSY."""
+    cursor_ttl: float = Field(default=300.0, gt=0)
+    """Seconds a page cursor's snapshot lives; after that the first page comes back with stale=True."""
+    max_cursors: int = Field(default=256, ge=1)
+    max_tree_nodes: int = Field(default=5000, ge=1, le=5000)
+    check_thread_affinity: bool = False
+    """Fail any toolkit call made off the UI thread (a debugging and test aid)."""
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> ProbeSettings:
+        values: dict[str, object] = {}
+        if (v := os.environ.get("WPFPROBE_UI_TIMEOUT")) is not None:
+            values["ui_timeout"] = float(v)
+        if (v := os.environ.get("WPFPROBE_CHECK_THREADS")) is not None:
+            values["check_thread_affinity"] = v.strip().lower() in {"1", "true", "yes", "on"}
+        if (v := os.environ.get("WPFPROBE_REDACT_KEYWORDS")) is not None:
+            values["extra_redaction_keywords"] = tuple(k for k in v.split(",") if k.strip())
+        values.update(overrides)
+        return cls(**values)

@@ -1,0 +1,53 @@
+"""Helpers for running a probed app where there is no screen (Linux CI)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+
+__all__ = ["virtual_display"]
+
+
+@contextlib.contextmanager
+def virtual_display(*, width: int = 1280, height: int = 1024, depth: int = 24) -> Iterator[str | None]:
+    """Make sure a display exists for the block, and yield its name.
+
+    On Windows, or when DISPLAY is already set, nothing is started. Otherwise
+    a private Xvfb is started (it picks a free display number itself), DISPLAY
+    is set for the block, and both are undone afterwards.
+    """
+    if sys.platform.startswith("win") or os.environ.get("DISPLAY"):
+        yield os.environ.get("DISPLAY")
+        return
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        raise RuntimeError(
+            "No display and no Xvfb: install it (Debian/Ubuntu: apt-get install xvfb) or set DISPLAY."
+        )
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x{depth}", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    try:
+        with os.fdopen(read_fd) as pipe:
+            number = pipe.readline().strip()
+        if not number:
+            raise RuntimeError(f"Xvfb exited (code {proc.poll()}) without reporting a display number.")
+        os.environ["DISPLAY"] = f":{number}"
+        yield os.environ["DISPLAY"]
+    finally:
+        os.environ.pop("DISPLAY", None)
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
