@@ -1,0 +1,218 @@
+"""A small Python-hosted WinForms app: Mono under Xvfb on Linux, .NET on Windows.
+
+    python examples/winforms_app.py          # run it like any app
+
+It knows nothing of wpfprobe. Its controls follow the example contract shared
+with examples/wpf_app.py (same names), so the same integration tests drive
+both: mainWindow, menuBar/fileMenu/saveAsMenuItem/exitMenuItem, formPanel,
+nameBox, passwordBox, greetingLabel (data-bound), statusLabel, itemsList,
+saveButton, disabledButton, hiddenLabel.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable
+
+if "clr" not in sys.modules:
+    import pythonnet
+
+    pythonnet.load()  # Mono on Linux and macOS, .NET Framework on Windows
+
+import clr
+
+clr.AddReference("System.Windows.Forms")
+clr.AddReference("System.Drawing")
+clr.AddReference("System.Data")
+
+from System import Func, Object  # noqa: E402
+from System.Data import DataTable  # noqa: E402
+from System.Drawing import Point, Size  # noqa: E402
+from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
+from System.Windows.Forms import (  # noqa: E402
+    AnchorStyles,
+    Application,
+    Button,
+    DockStyle,
+    FlowLayoutPanel,
+    Form,
+    FormStartPosition,
+    Label,
+    ListBox,
+    MenuStrip,
+    Panel,
+    TableLayoutPanel,
+    TextBox,
+    ToolStripMenuItem,
+)
+
+TITLE = "wpfprobe demo"
+
+
+def _label(name: str, text: str, *, width: int = 200) -> Label:
+    label = Label()
+    label.Name = name
+    label.Text = text
+    label.AutoSize = False
+    label.Size = Size(width, 22)
+    return label
+
+
+def build() -> Form:
+    """The main window. Call on the thread that will run its message loop."""
+    form = Form()
+    form.Name = "mainWindow"
+    form.Text = TITLE
+    form.ClientSize = Size(460, 360)
+    form.StartPosition = FormStartPosition.Manual
+    form.Location = Point(40, 40)
+
+    menu = MenuStrip()
+    menu.Name = "menuBar"
+    file_menu = ToolStripMenuItem("File")
+    file_menu.Name = "fileMenu"
+    save_as = ToolStripMenuItem("Save As")
+    save_as.Name = "saveAsMenuItem"
+    exit_item = ToolStripMenuItem("Exit")
+    exit_item.Name = "exitMenuItem"
+    file_menu.DropDownItems.Add(save_as)
+    file_menu.DropDownItems.Add(exit_item)
+    menu.Items.Add(file_menu)
+
+    panel = Panel()
+    panel.Name = "formPanel"
+    panel.Dock = DockStyle.Fill
+
+    fields = TableLayoutPanel()
+    fields.Name = "fieldsTable"
+    fields.ColumnCount = 2
+    fields.RowCount = 2
+    fields.Location = Point(10, 10)
+    fields.Size = Size(430, 64)
+    name_box = TextBox()
+    name_box.Name = "nameBox"
+    name_box.Text = "Ada"
+    name_box.Width = 200
+    password_box = TextBox()
+    password_box.Name = "passwordBox"
+    password_box.PasswordChar = "*"
+    password_box.Text = "hunter2"
+    password_box.Width = 200
+    fields.Controls.Add(_label("nameLabel", "Name", width=100), 0, 0)
+    fields.Controls.Add(name_box, 1, 0)
+    fields.Controls.Add(_label("passwordLabel", "Password", width=100), 0, 1)
+    fields.Controls.Add(password_box, 1, 1)
+
+    # The greeting is data-bound: a DataTable row drives the label's Text.
+    model = DataTable("Person")
+    model.Columns.Add("Greeting")
+    model.Rows.Add("Hello, Ada")
+    greeting = _label("greetingLabel", "", width=300)
+    greeting.Location = Point(10, 80)
+    greeting.DataBindings.Add("Text", model, "Greeting")
+
+    status = _label("statusLabel", "Ready", width=300)
+    status.Location = Point(10, 106)
+
+    items = ListBox()
+    items.Name = "itemsList"
+    items.Location = Point(10, 134)
+    items.Size = Size(200, 80)
+    for fruit in ("Apple", "Banana", "Cherry"):
+        items.Items.Add(fruit)
+
+    buttons = FlowLayoutPanel()
+    buttons.Name = "buttonPanel"
+    buttons.Location = Point(10, 224)
+    buttons.Size = Size(430, 40)
+    buttons.Anchor = AnchorStyles.Left | AnchorStyles.Top
+    save = Button()
+    save.Name = "saveButton"
+    save.Text = "Save"
+    disabled = Button()
+    disabled.Name = "disabledButton"
+    disabled.Text = "Disabled"
+    disabled.Enabled = False
+    buttons.Controls.Add(save)
+    buttons.Controls.Add(disabled)
+
+    hidden = _label("hiddenLabel", "Hidden")
+    hidden.Location = Point(10, 270)
+    hidden.Visible = False
+
+    def on_name_changed(sender: Any, args: Any) -> None:
+        model.Rows[0]["Greeting"] = f"Hello, {name_box.Text}"
+
+    def on_save(sender: Any, args: Any) -> None:
+        status.Text = f"Saved {name_box.Text}"
+
+    name_box.TextChanged += on_name_changed
+    save.Click += on_save
+    exit_item.Click += lambda sender, args: form.Close()
+
+    for control in (fields, greeting, status, items, buttons, hidden):
+        panel.Controls.Add(control)
+    # Docking order: the fill panel first, the menu last, so the menu takes the top.
+    form.Controls.Add(panel)
+    form.Controls.Add(menu)
+    form.MainMenuStrip = menu
+    return form
+
+
+class BackgroundApp:
+    """The example running on a UI thread of its own (how the tests use it)."""
+
+    toolkit = "winforms"
+
+    def __init__(self, form: Form, thread: Thread) -> None:
+        self.app = form
+        self.main_window = form
+        self._thread = thread
+
+    def invoke(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` on the UI thread and return its result."""
+        return self.app.Invoke(Func[Object](fn))
+
+    def close(self, timeout: float = 10.0) -> None:
+        if self._thread.IsAlive and not self.app.IsDisposed:
+            try:
+                self.app.BeginInvoke(Func[Object](lambda: self.app.Close()))
+            except Exception:  # noqa: BLE001 - already closing
+                pass
+        self._thread.Join(int(timeout * 1000))
+
+
+def start_in_background(*, timeout: float = 30.0) -> BackgroundApp:
+    """Start the app on a new STA thread and return once its window is shown."""
+    shown = threading.Event()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            form = build()
+            form.Shown += lambda sender, args: shown.set()
+            box["form"] = form
+            Application.Run(form)
+        except Exception as exc:  # noqa: BLE001 - reported by the waiting thread
+            box["error"] = exc
+            shown.set()
+
+    thread = Thread(ThreadStart(run))
+    thread.SetApartmentState(ApartmentState.STA)
+    thread.IsBackground = True
+    thread.Start()
+    if not shown.wait(timeout):
+        raise TimeoutError(f"the WinForms example did not show its window within {timeout} s")
+    if "error" in box:
+        raise RuntimeError(f"the WinForms example failed to start: {box['error']}")
+    return BackgroundApp(box["form"], thread)
+
+
+def main() -> None:
+    Application.EnableVisualStyles()
+    Application.Run(build())
+
+
+if __name__ == "__main__":
+    main()

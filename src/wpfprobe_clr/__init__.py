@@ -1,0 +1,52 @@
+"""The CLR side of wpfprobe: the only package that touches pythonnet and System.*.
+
+Internal to wpfprobe; its names may change between releases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wpfprobe._models import RuntimeDescription
+
+from ._runtime import RuntimeKind, clr_is_loaded, describe_clr, ensure_clr
+from ._ui_thread import UiThread
+
+__all__ = [
+    "Connection",
+    "RuntimeKind",
+    "UiThread",
+    "clr_is_loaded",
+    "connect",
+    "describe_clr",
+    "ensure_clr",
+]
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Everything the engine needs to inspect one app."""
+
+    adapter: Any
+    ui: UiThread
+    objects: Any
+    runtime: RuntimeDescription
+    toolkit: str
+    app: Any
+    same: Any
+
+
+def connect(app: Any = None, *, timeout: float = 5.0, runtime: RuntimeKind | None = None) -> Connection:
+    """Load or find the CLR, find the app's UI if ``app`` is None, and wire an adapter to it."""
+    description = ensure_clr(runtime)
+    from ._objects import ClrObjectTable, same_object  # noqa: PLC0415
+    from .toolkits import connect as connect_toolkit  # noqa: PLC0415
+    from .toolkits import find_app  # noqa: PLC0415
+
+    if app is None:
+        app = find_app()
+    adapter, ui, kind = connect_toolkit(app, timeout=timeout)
+    # The object table is created on the UI thread: it is only ever used there.
+    objects = ui.run(ClrObjectTable, timeout=timeout)
+    return Connection(adapter, ui, objects, description, kind, app, same_object)

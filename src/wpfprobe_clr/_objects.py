@@ -1,0 +1,62 @@
+"""Stable node ids for live .NET objects, held weakly (invariant 7).
+
+A ConditionalWeakTable maps object -> id without keeping the object alive;
+a dict of System.WeakReference maps id -> object. Only the UI thread uses it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import string
+from typing import Any
+
+
+class ClrObjectTable:
+    def __init__(self) -> None:
+        from System import Object, String  # noqa: PLC0415
+        from System.Runtime.CompilerServices import ConditionalWeakTable  # noqa: PLC0415
+
+        self._ids_by_object = ConditionalWeakTable[Object, String]()
+        self._objects_by_id: dict[str, Any] = {}
+        # A per-process prefix, so an id from an earlier run never names a new element.
+        self._prefix = "".join(secrets.choice(string.ascii_lowercase) for _ in range(2))
+        self._counter = itertools.count(1)
+        self._prune_at = 1024
+
+    def id_for(self, element: Any) -> str:
+        found, node_id = self._ids_by_object.TryGetValue(element)
+        if found:
+            return str(node_id)
+        from System import WeakReference  # noqa: PLC0415
+
+        node_id = f"{self._prefix}{next(self._counter)}"
+        self._ids_by_object.Add(element, node_id)
+        self._objects_by_id[node_id] = WeakReference(element)
+        if len(self._objects_by_id) >= self._prune_at:
+            self._prune()
+        return node_id
+
+    def get(self, node_id: str) -> Any | None:
+        ref = self._objects_by_id.get(node_id)
+        if ref is None:
+            return None
+        target = ref.Target
+        if target is None:
+            self._objects_by_id.pop(node_id, None)
+        return target
+
+    def __len__(self) -> int:
+        return len(self._objects_by_id)
+
+    def _prune(self) -> None:
+        dead = [k for k, ref in self._objects_by_id.items() if not ref.IsAlive]
+        for key in dead:
+            del self._objects_by_id[key]
+        self._prune_at = max(1024, 2 * len(self._objects_by_id))
+
+
+def same_object(a: Any, b: Any) -> bool:
+    from System import Object  # noqa: PLC0415
+
+    return bool(Object.ReferenceEquals(a, b))

@@ -1,0 +1,88 @@
+"""Find the CLR the app already runs, or load one through pythonnet/clr-loader."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Literal
+
+from wpfprobe._errors import ClrUnavailableError
+from wpfprobe._models import RuntimeDescription
+
+RuntimeKind = Literal["netfx", "coreclr", "mono"]
+
+_INSTALL_HINTS: dict[str, str] = {
+    "mono": "install Mono with its Facades (Debian/Ubuntu: apt-get install mono-complete)",
+    "coreclr": "install a .NET runtime (https://dotnet.microsoft.com) and make `dotnet` findable "
+    "(DOTNET_ROOT or PATH)",
+    "netfx": "install the .NET Framework 4.7.2 or later (Windows only)",
+}
+
+
+def default_order() -> tuple[RuntimeKind, ...]:
+    if sys.platform == "win32":
+        return ("netfx", "coreclr")
+    return ("mono", "coreclr")
+
+
+def clr_is_loaded() -> bool:
+    return "clr" in sys.modules
+
+
+def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
+    """The running CLR, loading one if none is loaded yet.
+
+    With no ``kind``, ``PYTHONNET_RUNTIME`` decides, then the platform's
+    order (netfx then coreclr on Windows, mono then coreclr elsewhere).
+    Raises ClrUnavailableError naming every runtime tried and what to install.
+    """
+    if not clr_is_loaded():
+        _load(kind)
+    return describe_clr()
+
+
+def _load(kind: RuntimeKind | None) -> None:
+    import pythonnet  # noqa: PLC0415 - only when a CLR must be loaded
+
+    env = os.environ.get("PYTHONNET_RUNTIME")
+    order: tuple[str, ...] = (kind,) if kind else ((env,) if env else default_order())
+    failures: list[str] = []
+    for candidate in order:
+        try:
+            if getattr(pythonnet, "_RUNTIME", None) is None:
+                pythonnet.set_runtime(pythonnet._create_runtime_from_spec(candidate))  # noqa: SLF001
+            pythonnet.load()
+            import clr  # noqa: F401, PLC0415 - finishes the load
+
+            return
+        except Exception as exc:  # noqa: BLE001 - every failure is reported below
+            pythonnet._RUNTIME = None  # noqa: SLF001 - let the next candidate try
+            cause = exc.__cause__ or exc
+            hint = _INSTALL_HINTS.get(candidate, "check the runtime name (netfx, coreclr or mono)")
+            failures.append(f"{candidate}: {' '.join(str(cause).split())} -> {hint}")
+    raise ClrUnavailableError(
+        "No .NET runtime could be loaded. Tried " + "; ".join(failures),
+        suggestion="Install one of the runtimes named above, or set PYTHONNET_RUNTIME to one that is installed.",
+        detail={"tried": list(order)},
+    )
+
+
+def describe_clr() -> RuntimeDescription:
+    from System import Environment, Type  # noqa: PLC0415
+    from System.Runtime.InteropServices import RuntimeInformation  # noqa: PLC0415
+
+    description = str(RuntimeInformation.FrameworkDescription)
+    mono = Type.GetType("Mono.Runtime")
+    if mono is not None:
+        display = mono.GetMethod("GetDisplayName", _static_nonpublic())
+        version = str(display.Invoke(None, None)) if display is not None else str(Environment.Version)
+        return RuntimeDescription(kind="mono", version=version.split()[0], description=f"Mono {version}")
+    if description.startswith(".NET Framework"):
+        return RuntimeDescription(kind="netfx", version=str(Environment.Version), description=description)
+    return RuntimeDescription(kind="coreclr", version=str(Environment.Version), description=description)
+
+
+def _static_nonpublic() -> object:
+    from System.Reflection import BindingFlags  # noqa: PLC0415
+
+    return BindingFlags.NonPublic | BindingFlags.Public | BindingFlags.Static
