@@ -1,0 +1,271 @@
+"""WPF code is checked against the public WPF API, since WPF cannot run here.
+
+The checker (``wpf_surface.py`` beside this file) verifies every WPF type and
+member used by the WPF adapter and the WPF example; the negative tests prove it
+catches the mistakes that would otherwise only show up on Windows.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import wpf_surface  # noqa: E402
+
+ROOT = wpf_surface.REPO_ROOT
+ADAPTER = ROOT / "src" / "wpfprobe_clr" / "toolkits" / "wpf.py"
+EXAMPLE = ROOT / "examples" / "wpf_app.py"
+
+
+@pytest.fixture(scope="module")
+def api() -> wpf_surface.WpfApi:
+    try:
+        path = wpf_surface.find_api_file()
+    except FileNotFoundError as exc:
+        missing = str(exc)
+    else:
+        return wpf_surface.load_api(path)
+    # Not a skip: without the file nothing WPF is checked at all.
+    pytest.fail(missing, pytrace=False)
+
+
+def check(api: wpf_surface.WpfApi, source: str) -> wpf_surface.Report:
+    return wpf_surface.check_source(textwrap.dedent(source), api)
+
+
+def messages(report: wpf_surface.Report) -> str:
+    return "\n".join(p.message for p in report.problems)
+
+
+# --------------------------------------------------------------------------- the project's WPF code
+
+
+@pytest.mark.parametrize(
+    ("path", "min_references", "min_members"),
+    [(ADAPTER, 100, 80), (EXAMPLE, 25, 20)],
+    ids=["adapter", "example"],
+)
+def test_project_wpf_code_uses_only_the_public_wpf_api(
+    api: wpf_surface.WpfApi, path: Path, min_references: int, min_members: int
+) -> None:
+    assert path.is_file(), f"{path} is missing"
+    report = wpf_surface.check_file(path, api)
+    assert not report.problems, str(report)
+    # A checker that sees nothing passes everything: make sure it saw the code.
+    assert report.references >= min_references, str(report)
+    assert len(report.members) >= min_members, str(report)
+    assert len(report.types) >= 10, str(report)
+
+
+def test_missing_api_file_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(wpf_surface, "REPO_ROOT", tmp_path / "repo")
+    monkeypatch.setenv(wpf_surface.ENV_VAR, str(tmp_path / "nowhere.tsv"))
+    with pytest.raises(FileNotFoundError, match="wpf-api.tsv") as info:
+        wpf_surface.find_api_file()
+    assert wpf_surface.ENV_VAR in str(info.value)
+    assert "nowhere.tsv" in str(info.value)
+
+
+def test_env_var_takes_precedence(monkeypatch: pytest.MonkeyPatch, api: wpf_surface.WpfApi) -> None:
+    assert api.source is not None
+    monkeypatch.setenv(wpf_surface.ENV_VAR, str(api.source))
+    assert wpf_surface.api_candidates()[0] == api.source
+    assert wpf_surface.find_api_file() == api.source
+
+
+# --------------------------------------------------------------------------- what it must catch
+
+
+def test_catches_a_misspelt_member(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        from System.Windows.Controls import Button
+        button: Button = Button()
+        button.Contnet = "Save"
+        """,
+    )
+    assert len(report.problems) == 1, messages(report)
+    assert "Contnet" in messages(report) and "Content" in messages(report)
+
+
+def test_catches_a_misspelt_type(api: wpf_surface.WpfApi) -> None:
+    report = check(api, "from System.Windows.Controls import Buton\n")
+    assert len(report.problems) == 1, messages(report)
+    assert "System.Windows.Controls.Buton" in messages(report)
+    assert "Button" in messages(report)
+
+
+def test_catches_a_type_imported_from_the_wrong_namespace(api: wpf_surface.WpfApi) -> None:
+    report = check(api, "from System.Windows.Media import DpiScale\n")
+    assert "it lives in System.Windows" in messages(report)
+
+
+def test_catches_a_static_member_used_through_an_instance(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        from System.Windows import Window
+        def title_property(window: Window) -> object:
+            return window.TitleProperty
+        """,
+    )
+    assert len(report.problems) == 1, messages(report)
+    assert "TitleProperty" in messages(report) and "static" in messages(report)
+
+
+def test_catches_an_instance_member_used_through_the_type(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        from System.Windows import Window
+        title = Window.Title
+        """,
+    )
+    assert len(report.problems) == 1, messages(report)
+    assert "instance" in messages(report) and "Title" in messages(report)
+
+
+def test_catches_a_member_of_an_unrelated_type(api: wpf_surface.WpfApi) -> None:
+    # IsChecked is declared on ToggleButton; TextBlock does not derive from it.
+    report = check(
+        api,
+        """
+        from System.Windows.Controls import TextBlock
+        def checked(label: TextBlock) -> bool:
+            return label.IsChecked
+        """,
+    )
+    assert len(report.problems) == 1, messages(report)
+    assert "IsChecked" in messages(report)
+    assert "ToggleButton" in messages(report)
+
+
+def test_catches_members_on_a_narrowed_and_on_a_returned_value(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        from typing import Any
+        from System.Windows import PresentationSource, UIElement
+        from System.Windows.Media import Visual
+        def f(element: Any, visual: Visual) -> None:
+            if isinstance(element, UIElement):
+                element.IsVisibel
+            PresentationSource.FromVisual(visual).CompositionTarget.TransformToDevice.M33
+        """,
+    )
+    assert "IsVisibel" in messages(report)
+    assert "M33" in messages(report) and "Matrix" in messages(report)
+    assert len(report.problems) == 2, messages(report)
+
+
+def test_refuses_unverifiable_members_on_untyped_values(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        from typing import Any
+        def f(element: Any) -> object:
+            return element.Content
+        """,
+    )
+    assert len(report.problems) == 1, messages(report)
+    assert "annotate" in messages(report)
+
+
+def test_catches_protected_members_wrong_arity_and_namespace_imports(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        import System.Windows
+        from System.Windows import Controls, Window
+        from System.Windows.Media import VisualTreeHelper
+        def f(window: Window) -> None:
+            window.OnClosed(None)
+            VisualTreeHelper.GetChild(window)
+        """,
+    )
+    text = messages(report)
+    assert "protected" in text
+    assert "GetChild takes 2" in text
+    assert text.count("import WPF types by name") == 2
+    assert len(report.problems) == 4, text
+
+
+def test_members_inherited_from_a_bcl_base_need_listing(
+    api: wpf_surface.WpfApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = """
+        from System.ComponentModel import DependencyPropertyDescriptor
+        def name(descriptor: DependencyPropertyDescriptor) -> str:
+            return descriptor.Name
+        """
+    report = check(api, source)
+    assert "BCL base System.ComponentModel.PropertyDescriptor" in messages(report)
+    monkeypatch.setitem(wpf_surface.BCL_BASE_MEMBERS, "System.ComponentModel.PropertyDescriptor", frozenset({"Name"}))
+    assert not check(api, source).problems
+
+
+# --------------------------------------------------------------------------- what it must accept
+
+
+def test_accepts_inherited_members_statics_enums_and_constructors(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        from typing import Any
+        from System.Windows import Point, Visibility, Window
+        from System.Windows.Controls import Button
+        def f(element: Any, window: Window) -> None:
+            button = Button()
+            button.Content = "Save"              # ContentControl.Content
+            button.Visibility = Visibility.Collapsed  # UIElement.Visibility, enum value
+            button.Click += lambda sender, args: None  # ButtonBase.Click
+            dp = Button.ContentProperty          # static, inherited from ContentControl
+            name = dp.Name
+            window.Title = window.GetType().Name  # System.Object member, then BCL
+            if isinstance(element, Window):
+                element.Close()
+            origin = window.PointToScreen(Point(0, 0))  # Visual.PointToScreen, struct ctor
+            origin.X
+        """,
+    )
+    assert not report.problems, messages(report)
+    for member in (
+        "System.Windows.Controls.ContentControl.Content",
+        "System.Windows.UIElement.Visibility",
+        "System.Windows.Controls.Primitives.ButtonBase.Click",
+        "System.Windows.Controls.ContentControl.ContentProperty",
+        "System.Windows.Window.Close",
+        "System.Windows.Media.Visual.PointToScreen",
+        "System.Windows.Point.X",
+    ):
+        assert member in report.members, sorted(report.members)
+
+
+def test_early_return_narrowing_and_annotated_attributes(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        """
+        from typing import Any
+        from System.Windows import Application, Window
+        class Holder:
+            app: Application
+            def __init__(self, window: Window) -> None:
+                self.window: Window = window
+            def title(self, element: Any) -> str:
+                if not isinstance(element, Window):
+                    return ""
+                self.app.MainWindow.Title
+                self.window.Activate()
+                return element.Title
+        """,
+    )
+    assert not report.problems, messages(report)
+    assert report.references == 4
