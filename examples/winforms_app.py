@@ -16,8 +16,13 @@ import threading
 from typing import Any, Callable
 
 if "clr" not in sys.modules:
+    import os
+
     import pythonnet
 
+    # Mono's default thread-suspend mode can deadlock pythonnet calls made from
+    # several threads during a garbage collection; signals do not.
+    os.environ.setdefault("MONO_THREADS_SUSPEND", "preemptive")
     pythonnet.load()  # Mono on Linux and macOS, .NET Framework on Windows
 
 import clr

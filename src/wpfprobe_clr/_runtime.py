@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import Literal
 
 from wpfprobe._errors import ClrUnavailableError
@@ -29,6 +30,13 @@ def clr_is_loaded() -> bool:
     return "clr" in sys.modules
 
 
+# Mono's cooperative and hybrid thread-suspend modes deadlock with pythonnet: a
+# thread waiting for the GIL never reaches a GC safepoint while the GIL holder
+# waits for the collection to finish. Signals (preemptive) suspend both.
+MONO_SUSPEND_VARIABLE = "MONO_THREADS_SUSPEND"
+MONO_SAFE_SUSPEND = "preemptive"
+
+
 def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
     """The running CLR, loading one if none is loaded yet.
 
@@ -38,7 +46,16 @@ def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
     """
     if not clr_is_loaded():
         _load(kind)
-    return describe_clr()
+    description = describe_clr()
+    if description.kind == "mono" and os.environ.get(MONO_SUSPEND_VARIABLE) != MONO_SAFE_SUSPEND:
+        warnings.warn(
+            f"Mono was started without {MONO_SUSPEND_VARIABLE}={MONO_SAFE_SUSPEND}; with its default "
+            "thread suspend mode, pythonnet calls from several threads can deadlock during garbage "
+            f"collection. Set {MONO_SUSPEND_VARIABLE}={MONO_SAFE_SUSPEND} before the app loads pythonnet.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return description
 
 
 def _load(kind: RuntimeKind | None) -> None:
@@ -48,6 +65,8 @@ def _load(kind: RuntimeKind | None) -> None:
     order: tuple[str, ...] = (kind,) if kind else ((env,) if env else default_order())
     failures: list[str] = []
     for candidate in order:
+        if candidate == "mono":
+            os.environ.setdefault(MONO_SUSPEND_VARIABLE, MONO_SAFE_SUSPEND)
         try:
             if getattr(pythonnet, "_RUNTIME", None) is None:
                 pythonnet.set_runtime(pythonnet._create_runtime_from_spec(candidate))  # noqa: SLF001

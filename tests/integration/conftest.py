@@ -45,6 +45,9 @@ def load_example(kind: str) -> Any:
 
 @pytest.fixture(scope="session")
 def example(display: str | None) -> Any:
+    import wpfprobe_clr
+
+    wpfprobe_clr.ensure_clr()  # load the CLR the way the probe does, before the app does
     return load_example(EXAMPLE)
 
 
