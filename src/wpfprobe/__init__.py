@@ -27,6 +27,7 @@ from ._models import (
     Window,
 )
 from ._redaction import REDACTED
+from ._server import ProbeHandle, start
 from ._settings import ProbeSettings
 
 __version__ = "0.1.0"
@@ -43,6 +44,7 @@ __all__ = [
     "Page",
     "Probe",
     "ProbeError",
+    "ProbeHandle",
     "ProbeSettings",
     "Property",
     "PropertyCondition",
@@ -55,4 +57,5 @@ __all__ = [
     "Window",
     "__version__",
     "attach",
+    "start",
 ]

@@ -129,6 +129,9 @@ class ToolkitAdapter(Protocol):
 
     def binding_error_count(self, element: Any) -> int: ...
 
+    def on_ui_exit(self, callback: Any) -> None:
+        """Call ``callback`` (on the UI thread, once) when the UI thread's loop ends."""
+
     def capture(self, element: Any) -> Capture:
         """Pixels of the element as shown; ElementNotRenderableError if it has none."""
 

@@ -139,10 +139,10 @@ class ElementInfo(_Dto):
     node: Node
     path: str
     locator: str
-    parent: Node | None
-    bounds: Rect | None
-    data_context_type: str | None
-    binding_error_count: int
+    parent: Node | None = None
+    bounds: Rect | None = None
+    data_context_type: str | None = None
+    binding_error_count: int = 0
 
     def _repr_html_(self) -> str:
         n = self.node
@@ -185,7 +185,7 @@ class PropertyCondition(_Dto):
 
 
 class Dispatcher(_Dto):
-    thread_id: int | None
+    thread_id: int | None = None
     windows: list[str]
 
 

@@ -20,6 +20,7 @@ WPFPROBE_ALL = [
     "Page",
     "Probe",
     "ProbeError",
+    "ProbeHandle",
     "ProbeSettings",
     "Property",
     "PropertyCondition",
@@ -32,6 +33,7 @@ WPFPROBE_ALL = [
     "Window",
     "__version__",
     "attach",
+    "start",
 ]
 
 ERRORS_ALL = [

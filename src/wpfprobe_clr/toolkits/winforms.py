@@ -160,6 +160,19 @@ class WinFormsAdapter:
     def is_template_part(self, element: Any) -> bool:
         return False  # WinForms has no templates: every control is the app's own
 
+    def on_ui_exit(self, callback: Any) -> None:
+        ui_thread = Thread.CurrentThread
+        fired: list[bool] = []
+
+        def on_thread_exit(sender: Any, args: Any) -> None:
+            # ThreadExit is raised on every thread whose message loop ends: only ours counts.
+            if fired or not Object.ReferenceEquals(Thread.CurrentThread, ui_thread):
+                return
+            fired.append(True)
+            callback()
+
+        Application.ThreadExit += on_thread_exit
+
     # -- properties --------------------------------------------------------
     def text_property(self, element: Any) -> PropertyDescriptor | None:
         if isinstance(element, (Control, ToolStripItem)) or (_MENU_TYPES and isinstance(element, _MENU_TYPES)):

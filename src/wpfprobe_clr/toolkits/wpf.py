@@ -368,6 +368,16 @@ class WpfAdapter:
     def is_active_window(self, element: Any) -> bool:
         return isinstance(element, Window) and bool(element.IsActive)
 
+    def on_ui_exit(self, callback: Callable[[], None]) -> None:
+        fired: list[bool] = []
+
+        def on_shutdown(sender: object, args: object) -> None:
+            if not fired:
+                fired.append(True)
+                callback()
+
+        self.dispatcher.ShutdownStarted += on_shutdown
+
     def is_template_part(self, element: Any) -> bool:
         if isinstance(element, FrameworkElement):
             return element.TemplatedParent is not None

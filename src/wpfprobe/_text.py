@@ -1,0 +1,167 @@
+"""Compact text renderings for agents: one line per node, few tokens.
+
+A node line is ``id Type#name "text" states +N @locator``: the locator only
+when it says more than ``Type#name`` and is short, ``+N`` when N children
+were left out. JSON stays available in the structured content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from ._models import (
+    Ancestor,
+    ElementInfo,
+    FindResults,
+    Node,
+    Page,
+    Property,
+    SessionInfo,
+    Tree,
+    Window,
+)
+
+MAX_TEXT = 40
+MAX_LOCATOR = 32
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _quoted(text: str, limit: int = MAX_TEXT) -> str:
+    return json.dumps(_clip(text, limit), ensure_ascii=False)
+
+
+def node_line(node: Node) -> str:
+    ident = node.name or node.automation_id
+    head = f"{node.type}#{ident}" if ident else node.type
+    parts = [node.node_id, head]
+    if node.text and node.text != ident:
+        parts.append(_quoted(node.text))
+    if not node.visible:
+        parts.append("hidden")
+    if not node.enabled:
+        parts.append("disabled")
+    if node.focused:
+        parts.append("focused")
+    if node.child_count and not node.children:
+        parts.append(f"+{node.child_count}")
+    if node.locator != head and len(node.locator) <= MAX_LOCATOR:
+        parts.append("@" + node.locator)
+    if node.properties:
+        parts.append(" ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in node.properties.items()))
+    return " ".join(parts)
+
+
+def tree_text(tree: Tree) -> str:
+    lines: list[str] = []
+
+    def walk(node: Node, depth: int) -> None:
+        lines.append(" " * depth + node_line(node))
+        for child in node.children or []:
+            walk(child, depth + 1)
+
+    walk(tree.root, 0)
+    footer = f"{tree.returned_node_count} nodes, {tree.tree_type} tree"
+    if tree.truncated:
+        footer += ", truncated at the node cap"
+    return "\n".join([*lines, f"({footer})"])
+
+
+def nodes_text(nodes: Iterable[Node]) -> str:
+    return "\n".join(node_line(n) for n in nodes)
+
+
+def window_line(window: Window) -> str:
+    line = node_line(window)
+    if window.bounds is not None:
+        b = window.bounds
+        line += f" {b.x},{b.y} {b.width}x{b.height}"
+    if window.active:
+        line += " active"
+    return line
+
+
+def page_footer(page: Page[object]) -> str:
+    shown = len(page.items)
+    footer = f"({shown} of {page.total_count}"
+    if page.next_cursor:
+        footer += f"; more with cursor={page.next_cursor}"
+    if page.stale:
+        footer += "; the cursor had expired: this is a fresh first page"
+    return footer + ")"
+
+
+def node_page_text(page: Page[Node]) -> str:
+    return "\n".join([*(node_line(n) for n in page.items), page_footer(page)])  # type: ignore[arg-type]
+
+
+def property_line(prop: Property) -> str:
+    value = json.dumps(prop.value, ensure_ascii=False)
+    line = f"{prop.name} = {value} ({prop.value_source}"
+    if prop.is_data_bound:
+        line += ", bound"
+    if prop.is_read_only:
+        line += ", read-only"
+    line += ")"
+    if prop.binding_error:
+        line += f" binding error: {prop.binding_error}"
+    return line
+
+
+def property_page_text(page: Page[Property]) -> str:
+    return "\n".join([*(property_line(p) for p in page.items), page_footer(page)])  # type: ignore[arg-type]
+
+
+def ancestors_text(ancestors: list[Ancestor]) -> str:
+    lines = []
+    for a in ancestors:
+        line = node_line(a)
+        if a.data_context_type:
+            line += f" dataContext={a.data_context_type}"
+        lines.append(line)
+    return "\n".join(lines) or "(no ancestors: this is a top-level window)"
+
+
+def find_text(found: FindResults) -> str:
+    lines = [f"{node_line(r.node)}  path={r.path}" for r in found.results]
+    footer = f"({len(found.results)} found, {found.total_scanned} scanned"
+    footer += ", more matches not shown: raise maxResults or narrow the query)" if found.truncated else ")"
+    return "\n".join([*lines, footer])
+
+
+def inspect_text(info: ElementInfo) -> str:
+    n = info.node
+    rows = [
+        node_line(n),
+        f"type: {n.type_name}",
+        f"locator: {info.locator}",
+        f"path: {info.path}",
+        f"parent: {node_line(info.parent) if info.parent else '(none)'}",
+        f"children: {n.child_count}",
+        f"visible={str(n.visible).lower()} enabled={str(n.enabled).lower()} focused={str(n.focused).lower()}",
+    ]
+    if info.bounds is not None:
+        b = info.bounds
+        rows.append(f"bounds: {b.x},{b.y} {b.width}x{b.height} px")
+    if info.data_context_type:
+        rows.append(f"dataContextType: {info.data_context_type}")
+    if info.binding_error_count:
+        rows.append(f"binding errors: {info.binding_error_count}")
+    return "\n".join(rows)
+
+
+def session_text(info: SessionInfo) -> str:
+    windows = ", ".join(w for d in info.dispatchers for w in d.windows)
+    return "\n".join(
+        [
+            f"app {info.app_name} ({info.app_id}), pid {info.pid}, process {info.process_name}",
+            f"{info.toolkit} on {info.runtime.description}; python {info.python_version}; "
+            f"wpfprobe {info.wpfprobe_version}",
+            f"tier {info.tier}; windows {windows or '(none)'}",
+            f"capabilities: {', '.join(info.capabilities)}",
+        ]
+    )

@@ -1,0 +1,309 @@
+"""The MCP tools as data: input model, output model, tier, and a handler that is
+an engine call plus formatting. Nothing here knows MCP's wire types or a toolkit;
+the server (and later the broker) turns these into tools.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import _text
+from ._engine import Engine, Target, Tier
+from ._errors import InvalidArgumentError
+from ._locators import MAX_LOCATOR_LENGTH
+from ._models import (
+    Ancestor,
+    ElementInfo,
+    FindResults,
+    Node,
+    Page,
+    Property,
+    PropertyCondition,
+    SessionInfo,
+    Tree,
+    Window,
+    _Dto,
+)
+
+TIERS: tuple[Tier, ...] = ("read", "interact", "mutate")
+
+NodeIdArg = Annotated[
+    str | None,
+    Field(max_length=64, description="Opaque id of an element, from any earlier result (stable while it lives)."),
+]
+LocatorArg = Annotated[
+    str | None,
+    Field(
+        max_length=MAX_LOCATOR_LENGTH,
+        description='A locator such as Button#saveButton, text="Save", [IsEnabled=false], '
+        "Form > Panel Button:nth(1) or Form[0]/Panel[0]/Button[2].",
+    ),
+]
+TreeTypeArg = Annotated[Literal["visual", "logical"], Field(description="Visual (default) or logical tree.")]
+CursorArg = Annotated[str | None, Field(max_length=512, description="nextCursor of the previous page.")]
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class _TargetArgs(_Args):
+    node_id: NodeIdArg = Field(default=None, alias="nodeId")
+    locator: LocatorArg = None
+
+    def target(self) -> Target:
+        return Target(node_id=self.node_id, locators=(self.locator,) if self.locator is not None else ())
+
+    def optional_target(self) -> Target | None:
+        if self.node_id is None and self.locator is None:
+            return None
+        return self.target()
+
+
+class NoArgs(_Args):
+    pass
+
+
+class WindowsArgs(_Args):
+    include_hidden: bool = Field(default=False, alias="includeHidden", description="Also list hidden windows.")
+
+
+class TreeArgs(_TargetArgs):
+    max_depth: int = Field(default=3, ge=0, le=10, alias="maxDepth", description="Levels below the root.")
+    tree_type: TreeTypeArg = Field(default="visual", alias="treeType")
+    include_properties: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
+        default=None, max_length=10, alias="includeProperties", description="Up to 10 property names to add per node."
+    )
+    format: Literal["text", "json"] = Field(
+        default="text", description="The text block: compact lines (text) or the JSON (json)."
+    )
+
+
+class ChildrenArgs(_Args):
+    node_id: NodeIdArg = Field(default=None, alias="nodeId", description="Parent element; none: top-level windows.")
+    tree_type: TreeTypeArg = Field(default="visual", alias="treeType")
+    cursor: CursorArg = None
+    take: int = Field(default=50, ge=1, le=200)
+
+
+class AncestorsArgs(_TargetArgs):
+    max_levels: int | None = Field(default=None, ge=1, le=1000, alias="maxLevels")
+
+
+class FindArgs(_Args):
+    root_node_id: NodeIdArg = Field(default=None, alias="rootNodeId", description="Search only this subtree.")
+    locator: LocatorArg = None
+    type_name: str | None = Field(default=None, max_length=500, alias="typeName")
+    name: str | None = Field(default=None, max_length=500)
+    automation_id: str | None = Field(default=None, max_length=500, alias="automationId")
+    text: str | None = Field(default=None, max_length=500, description="Substring of the text, case-insensitive.")
+    property_conditions: list[PropertyCondition] = Field(default_factory=list, max_length=20, alias="propertyConditions")
+    tree_type: TreeTypeArg = Field(default="visual", alias="treeType")
+    max_results: int = Field(default=20, ge=1, le=100, alias="maxResults")
+
+
+class PropertiesArgs(_TargetArgs):
+    filter: str | None = Field(default=None, max_length=200, description="Substring of the property name.")
+    category: str | None = Field(default=None, max_length=200)
+    include_defaults: bool = Field(default=False, alias="includeDefaults")
+    cursor: CursorArg = None
+    take: int = Field(default=100, ge=1, le=200)
+
+
+class WindowList(_Dto):
+    windows: list[Window]
+
+
+class AncestorList(_Dto):
+    ancestors: list[Ancestor]
+
+
+class ScreenshotInfo(_Dto):
+    node_id: str
+    width: int
+    height: int
+    mime_type: str = "image/png"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    structured: BaseModel
+    text: str
+    png: bytes | None = None
+
+    def structured_json(self) -> dict[str, Any]:
+        return self.structured.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def png_base64(self) -> str | None:
+        return base64.b64encode(self.png).decode("ascii") if self.png is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    tier: Tier
+    title: str
+    description: str
+    args: type[_Args]
+    output: type[BaseModel]
+    run: Callable[[Engine, Any], ToolOutput]
+    read_only: bool = True
+
+
+def _session(engine: Engine, args: NoArgs, *, tier: Tier) -> ToolOutput:
+    info = engine.session_info(tier=tier)
+    return ToolOutput(info, _text.session_text(info))
+
+
+def _windows(engine: Engine, args: WindowsArgs) -> ToolOutput:
+    windows = engine.windows(include_hidden=args.include_hidden)
+    text = "\n".join(_text.window_line(w) for w in windows) or "(no windows)"
+    return ToolOutput(WindowList(windows=windows), text)
+
+
+def _tree(engine: Engine, args: TreeArgs) -> ToolOutput:
+    tree = engine.tree(
+        args.optional_target(),
+        max_depth=args.max_depth,
+        tree_type=args.tree_type,
+        include_properties=args.include_properties,
+    )
+    if args.format == "json":
+        return ToolOutput(tree, json.dumps(tree.to_json_dict(), ensure_ascii=False))
+    return ToolOutput(tree, _text.tree_text(tree))
+
+
+def _children(engine: Engine, args: ChildrenArgs) -> ToolOutput:
+    page = engine.children(args.node_id, tree_type=args.tree_type, cursor=args.cursor, take=args.take)
+    return ToolOutput(page, _text.node_page_text(page))
+
+
+def _ancestors(engine: Engine, args: AncestorsArgs) -> ToolOutput:
+    found = engine.ancestors(args.target(), max_levels=args.max_levels)
+    return ToolOutput(AncestorList(ancestors=found), _text.ancestors_text(found))
+
+
+def _find(engine: Engine, args: FindArgs) -> ToolOutput:
+    found = engine.find(
+        root=Target(node_id=args.root_node_id) if args.root_node_id is not None else None,
+        locator=args.locator,
+        type_name=args.type_name,
+        name=args.name,
+        automation_id=args.automation_id,
+        text=args.text,
+        property_conditions=args.property_conditions,
+        tree_type=args.tree_type,
+        max_results=args.max_results,
+    )
+    return ToolOutput(found, _text.find_text(found))
+
+
+def _inspect(engine: Engine, args: _TargetArgs) -> ToolOutput:
+    info = engine.inspect(args.target())
+    return ToolOutput(info, _text.inspect_text(info))
+
+
+def _properties(engine: Engine, args: PropertiesArgs) -> ToolOutput:
+    page = engine.properties(
+        args.target(),
+        filter=args.filter,
+        category=args.category,
+        include_defaults=args.include_defaults,
+        cursor=args.cursor,
+        take=args.take,
+    )
+    return ToolOutput(page, _text.property_page_text(page))
+
+
+def _screenshot(engine: Engine, args: _TargetArgs) -> ToolOutput:
+    shot = engine.screenshot(args.optional_target())
+    info = ScreenshotInfo(node_id=shot.node_id, width=shot.width, height=shot.height)
+    return ToolOutput(info, info.model_dump_json(by_alias=True), png=shot.png)
+
+
+def read_tools(*, tier: Tier) -> list[ToolSpec]:
+    """The read tier, in the order an agent would use them."""
+    return [
+        ToolSpec(
+            "wpf_get_session_info", "read", "Session info",
+            "Which app this is: name, id, pid, runtime (netfx/coreclr/mono), toolkit (wpf/winforms), "
+            "python and wpfprobe versions, the tier (what tools are allowed), windows per UI thread, "
+            "and capabilities. Call first.",
+            NoArgs, SessionInfo, lambda e, a: _session(e, a, tier=tier),
+        ),
+        ToolSpec(
+            "wpf_get_windows", "read", "Windows",
+            "Top-level windows, main window first: nodeId, title, type, screen bounds, visible, active.",
+            WindowsArgs, WindowList, _windows,
+        ),
+        ToolSpec(
+            "wpf_get_visual_tree", "read", "Element tree",
+            "The tree under an element (default: the main window), maxDepth levels deep (3, at most 10), "
+            "visual or logical. One line per node: id Type#name \"text\" states +hiddenChildren @locator. "
+            "At most 5000 nodes: `truncated` says the cap was hit, `childrenTruncated` marks cut nodes; "
+            "page through a node's children with wpf_get_children.",
+            TreeArgs, Tree, _tree,
+        ),
+        ToolSpec(
+            "wpf_get_children", "read", "Children",
+            "A page of an element's children (no nodeId: the top-level windows). The cursor keeps the "
+            "list as it was on the first page; an expired cursor returns a fresh first page with stale=true.",
+            ChildrenArgs, Page[Node], _children,
+        ),
+        ToolSpec(
+            "wpf_get_ancestors", "read", "Ancestors",
+            "The element's parents, nearest first, window last, each with its DataContext type.",
+            AncestorsArgs, AncestorList, _ancestors,
+        ),
+        ToolSpec(
+            "wpf_find_elements", "read", "Find elements",
+            "Search the app (or rootNodeId's subtree) by locator, or by typeName, name, automationId, text "
+            "(substring) and property conditions (Equals, Contains, Regex). Returns nodes with their paths.",
+            FindArgs, FindResults, _find,
+        ),
+        ToolSpec(
+            "wpf_inspect_element", "read", "Inspect element",
+            "One element in detail: type, name, automationId, text, path, a locator that re-finds it, parent, "
+            "child count, visible/enabled/focused, screen bounds in pixels, DataContext type, binding errors.",
+            _TargetArgs, ElementInfo, _inspect,
+        ),
+        ToolSpec(
+            "wpf_get_properties", "read", "Properties",
+            "A page of the element's properties sorted by name: value, where it comes from (local, binding, "
+            "style, default...), data binding and binding errors, read-only. Defaults are left out unless "
+            "includeDefaults; filter matches a substring of the name. Secrets show as [REDACTED].",
+            PropertiesArgs, Page[Property], _properties,
+        ),
+        ToolSpec(
+            "wpf_capture_screenshot", "read", "Screenshot",
+            "A PNG of the element (default: the main window) as it is on screen, with its size.",
+            _TargetArgs, ScreenshotInfo, _screenshot,
+        ),
+    ]  # fmt: skip
+
+
+# Tools of the higher tiers, named so that a direct call from a lower tier can
+# be refused with the right code even before they are listed.
+INTERACT_TOOLS = frozenset(
+    {"wpf_click", "wpf_type_text", "wpf_send_keys", "wpf_select", "wpf_toggle", "wpf_focus", "wpf_wait_for"}
+)
+MUTATE_TOOLS = frozenset({"wpf_set_property"})
+
+
+def tier_allows(tier: Tier, needed: Tier) -> bool:
+    return TIERS.index(tier) >= TIERS.index(needed)
+
+
+def check_tier(tier: Any) -> Tier:
+    if tier not in TIERS:
+        raise InvalidArgumentError(
+            f"allow must be one of {', '.join(TIERS)}, got {tier!r}.",
+            suggestion='Use allow="read" (default), "interact" or "mutate".',
+        )
+    return tier  # type: ignore[no-any-return]
