@@ -1,15 +1,19 @@
-"""The README's demo: the example app with the probe inside, and what the probe sees.
+"""The README's demo: an agent's MCP session with a live app that has the probe inside.
 
     ./run demo            (or: python examples/demo.py)
 
 It starts the example app on its own UI thread (WinForms under a private
-Xvfb on Linux, WPF on Windows), attaches wpfprobe from this thread, prints
-the windows, the tree, one element's properties and how a secret is shown,
-saves screenshots under artifacts/, and closes everything it started.
+Xvfb on Linux, WPF on Windows), calls ``wpfprobe.start`` in it, connects the
+official MCP client over HTTP with the bearer token, and prints what an agent
+sees: the tools, the windows, the tree in its compact form, one element's
+properties, a search; it saves the screenshot it got through MCP under
+artifacts/ and closes everything it started.
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import importlib.util
 import sys
 import time
@@ -29,65 +33,73 @@ def load_example(kind: str) -> Any:
 
 
 def heading(text: str) -> None:
-    print(f"\n== {text} " + "=" * max(0, 66 - len(text)))
+    print(f"\n== {text} " + "=" * max(0, 70 - len(text)), flush=True)
+
+
+async def agent_session(url: str, token: str) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def call(client: Any, tool: str, args: dict[str, Any]) -> Any:
+        started = time.perf_counter()
+        result = await client.call_tool(tool, args)
+        took = (time.perf_counter() - started) * 1000
+        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        heading(f"{tool}({shown})  {took:.0f} ms{'  ERROR' if result.is_error else ''}")
+        for block in result.content:
+            if block.type == "text":
+                print(block.text)
+            else:
+                print(f"[{block.type} block, {block.mime_type}, {len(block.data) * 3 // 4} bytes]")
+        return result
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            tools = await client.list_tools()
+            heading(f"tools/list: {len(tools.tools)} tools")
+            for tool in tools.tools:
+                print(f"{tool.name:<24} {tool.description.split('.')[0]}")
+            await call(client, "wpf_get_session_info", {})
+            await call(client, "wpf_get_windows", {})
+            await call(client, "wpf_get_visual_tree", {"maxDepth": 6})
+            await call(client, "wpf_inspect_element", {"locator": "#greetingLabel"})
+            await call(client, "wpf_get_properties", {"locator": "#greetingLabel"})
+            await call(client, "wpf_get_properties", {"locator": "#passwordBox", "filter": "Text"})
+            await call(client, "wpf_find_elements", {"locator": "Button[IsEnabled=false]"})
+            await call(client, "wpf_get_visual_tree", {"maxDepth": 99})
+            shot = await call(client, "wpf_capture_screenshot", {})
+            image = next(b for b in shot.content if b.type == "image")
+            ARTIFACTS.mkdir(exist_ok=True)
+            path = ARTIFACTS / "demo-window.png"
+            path.write_bytes(base64.b64decode(image.data))
+            print(f"saved {path.relative_to(ROOT)} ({path.stat().st_size} bytes), received through MCP")
 
 
 def main() -> int:
     import wpfprobe
+    import wpfprobe_clr
     from wpfprobe.testing import virtual_display
 
     kind = "wpf" if sys.platform.startswith("win") else "winforms"
     with virtual_display() as display:
+        wpfprobe_clr.ensure_clr()
         example = load_example(kind)
         app = example.start_in_background()
         try:
             started = time.perf_counter()
-            probe = wpfprobe.attach(app.app, name="wpfprobe-demo")
-            attach_ms = (time.perf_counter() - started) * 1000
-            info = probe.session_info()
-            heading("session")
-            print(f"app {info.app_id}  pid {info.pid}  toolkit {info.toolkit}  runtime {info.runtime.description}")
-            print(f"display {display or '(desktop)'}  attached in {attach_ms:.1f} ms")
-
-            heading("windows")
-            for w in probe.windows():
-                b = w.bounds
-                where = f"{b.x},{b.y} {b.width}x{b.height}" if b else "?"
-                print(f"{w.node_id:>6}  {w.type:<10} {w.title!r:<20} {where}  locator {w.locator}")
-
-            heading("visual tree (max depth 4)")
-            tree = probe.tree(max_depth=4)
-            print(tree)
-            print(f"({tree.returned_node_count} nodes, truncated={tree.truncated})")
-
-            heading("#greetingLabel: inspect and its non-default properties")
-            label = probe.locator("#greetingLabel")
-            el = label.inspect()
-            print(f"path {el.path}\nlocator {el.locator}\nbounds {el.bounds}\ndataContextType {el.data_context_type}")
-            for p in label.properties().items:
-                bound = "  (data-bound)" if p.is_data_bound else ""
-                print(f"  {p.name:<28} {str(p.value)!r:<34} {p.value_source}{bound}")
-
-            heading("#passwordBox: secrets stay secret")
-            secret = probe.locator("#passwordBox")
-            print(f"text shown as {secret.node().text!r}")
-            for p in secret.properties(include_defaults=True, take=200).items:
-                if p.is_redacted:
-                    print(f"  {p.name:<28} {p.value}  (getter never called)")
-
-            heading("locators")
-            for query in ('text="Save"', "Button[IsEnabled=false]", "#buttonPanel > Button:nth(0)"):
-                found = [r.node for r in probe.find(query).results]
-                print(f"  {query:<32} -> " + ", ".join(f"{n.type}#{n.name} [{n.node_id}]" for n in found))
-
-            heading("screenshots")
-            ARTIFACTS.mkdir(exist_ok=True)
-            window_png = ARTIFACTS / "demo-window.png"
-            probe.screenshot().save(window_png)
-            button_png = ARTIFACTS / "demo-save-button.png"
-            probe.locator("#saveButton").screenshot().save(button_png)
-            for path in (window_png, button_png):
-                print(f"  saved {path.relative_to(ROOT)} ({path.stat().st_size} bytes)")
+            handle = wpfprobe.start(app.app, name="wpfprobe-demo")
+            took = (time.perf_counter() - started) * 1000
+            heading("wpfprobe.start(app)")
+            print(f"{kind} example on display {display or '(desktop)'}; MCP server up in {took:.0f} ms")
+            print(f"url   {handle.url}\napp   {handle.app_id}\ntier  {handle.tier}")
+            print(f"manifest {handle.manifest_path}")
+            print("an agent connects with:")
+            print(f'  claude mcp add --transport http wpfprobe-demo {handle.url} --header "Authorization: Bearer $TOKEN"')
+            try:
+                asyncio.run(agent_session(handle.url or "", handle.token or ""))
+            finally:
+                handle.stop()
         finally:
             # The UI thread must end before the interpreter does.
             app.close()

@@ -66,27 +66,32 @@ class ProbeHandle:
         self.token = token
         self.app_id = probe.engine.app_id
         self._runner = runner
+        self._stop_lock = threading.Lock()
         self._stopped = threading.Event()
         self.manifest_path: Path | None = None
 
     @property
     def running(self) -> bool:
+        """False once stop() has finished: the port is closed and the manifest gone."""
         return not self._stopped.is_set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the server and remove the manifest. Safe to call twice, from any thread."""
+        """Stop the server and remove the manifest. Safe from any thread, any number of times;
+        a second caller waits for the first to finish."""
         global _active
-        if self._stopped.is_set():
-            return
-        self._stopped.set()
-        if self.manifest_path is not None:
-            from . import _manifest  # noqa: PLC0415
+        with self._stop_lock:
+            if self._stopped.is_set():
+                return
+            if self.manifest_path is not None:
+                from . import _manifest  # noqa: PLC0415
 
-            _manifest.remove(self.manifest_path)
-        self._runner.stop(timeout)
-        with _active_lock:
-            if _active is self:
-                _active = None
+                # First, so that nobody discovers a server that is going away.
+                _manifest.remove(self.manifest_path)
+            self._runner.stop(timeout)
+            with _active_lock:
+                if _active is self:
+                    _active = None
+            self._stopped.set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the server stops (stdio: when the client disconnects)."""

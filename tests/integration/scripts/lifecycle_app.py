@@ -1,0 +1,50 @@
+"""An app that starts the probe, then closes its window when told to on stdin.
+
+Prints one JSON line per event for test_mcp_lifecycle.py to read.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def say(**event: object) -> None:
+    print(json.dumps(event), flush=True)
+
+
+def main() -> None:
+    import wpfprobe
+    import wpfprobe_clr
+    from wpfprobe.testing import virtual_display
+
+    with virtual_display():
+        wpfprobe_clr.ensure_clr()
+        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
+        assert spec is not None and spec.loader is not None
+        example = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(example)
+        app = example.start_in_background()
+        handle = wpfprobe.start(app.app, name="lifecycle")
+        try:
+            wpfprobe.start(app.app)
+        except wpfprobe.ProbeError as err:
+            say(event="second-start", code=err.code, message=err.message)
+        say(event="started", url=handle.url, token=handle.token, manifest=str(handle.manifest_path))
+        for line in sys.stdin:
+            if line.strip() == "close":
+                break
+        app.close()  # the UI thread's message loop ends; the probe must notice by itself
+        deadline = time.monotonic() + 10
+        while handle.running and time.monotonic() < deadline:
+            time.sleep(0.05)
+        say(event="closed", running=handle.running, manifest_exists=Path(str(handle.manifest_path)).exists())
+
+
+if __name__ == "__main__":
+    main()
