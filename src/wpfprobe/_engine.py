@@ -914,7 +914,10 @@ def _criteria_compound(
 ) -> Compound | None:
     for label, value in (("typeName", type_name), ("name", name), ("automationId", automation_id), ("text", text)):
         if value is not None and (not isinstance(value, str) or not value or len(value) > 500):
-            raise InvalidArgumentError(f"{label} must be a non-empty string of at most 500 characters.")
+            raise InvalidArgumentError(
+                f"{label} must be a non-empty string of at most 500 characters.",
+                suggestion=f"Leave {label} out to match any, or give a value; see wpf_find_elements' input schema.",
+            )
     attrs: list[AttrTest] = []
     if name is not None:
         attrs.append(AttrTest("name", "equals", name))
@@ -923,7 +926,10 @@ def _criteria_compound(
     if text is not None:
         attrs.append(AttrTest("text", "contains", text, ignore_case=True))
     if len(conditions) > 20:
-        raise InvalidArgumentError("At most 20 property conditions are allowed.")
+        raise InvalidArgumentError(
+            "At most 20 property conditions are allowed.",
+            suggestion="Keep the most selective conditions, or narrow the search with rootNodeId.",
+        )
     for raw in conditions:
         try:
             cond = raw if isinstance(raw, PropertyCondition) else PropertyCondition.model_validate(raw)
@@ -940,7 +946,10 @@ def _criteria_compound(
             try:
                 pattern = re.compile(cond.value)
             except re.error as exc:
-                raise InvalidArgumentError(f"Invalid regular expression {cond.value!r}: {exc}") from None
+                raise InvalidArgumentError(
+                    f"Invalid regular expression {cond.value!r}: {exc}",
+                    suggestion="Fix the pattern (Python re syntax), or use the Equals or Contains operator.",
+                ) from None
         attrs.append(AttrTest(cond.property, op, cond.value, pattern, ignore_case=op == "contains"))  # type: ignore[arg-type]
     if type_name is None and not attrs:
         return None

@@ -66,6 +66,10 @@ _IDENT_CHARS = re.compile(r"[A-Za-z0-9_.\-]+")
 _SAFE_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _INT = re.compile(r"-?\d+")
+# Inside quotes, as in JSON: a locator stays on one line whatever a name holds.
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
+_UNESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _BARE_TEXT = re.compile(r"[^\s>:]+")
 _LONE_SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.`+]*(#[A-Za-z0-9_.\-]+)?\[\d+\]$")
 
@@ -291,7 +295,12 @@ class _Parser:
         while not self.eof():
             c = self.src[self.pos]
             if c == "\\" and self.pos + 1 < len(self.src):
-                out.append(self.src[self.pos + 1])
+                escaped = self.src[self.pos + 1]
+                if escaped == "u" and _HEX4.fullmatch(self.src, self.pos + 2, self.pos + 6):
+                    out.append(chr(int(self.src[self.pos + 2 : self.pos + 6], 16)))
+                    self.pos += 6
+                    continue
+                out.append(_ESCAPES.get(escaped, escaped))
                 self.pos += 2
                 continue
             if c == quote:
@@ -379,10 +388,17 @@ class _Parser:
 
 
 def format_ident(ident: str) -> str:
-    """``ident`` as it may follow '#' in a locator, quoted when it must be."""
+    """``ident`` as it may follow '#' in a locator, quoted (on one line) when it must be."""
     if _SAFE_IDENT.match(ident):
         return ident
-    return '"' + ident.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + "".join(_escape(c) for c in ident) + '"'
+
+
+def _escape(c: str) -> str:
+    if c in _UNESCAPES:
+        return _UNESCAPES[c]
+    # Any other line break or control character would split a one-line rendering.
+    return c if c.isprintable() else f"\\u{ord(c):04x}"
 
 
 def format_segment(type_name: str, *, ident: str | None = None, index: int | None = None) -> str:

@@ -60,6 +60,12 @@ def invalid_arguments(spec: ToolSpec, exc: ValidationError) -> CallToolResult:
     )
 
 
+def parse_arguments(spec: ToolSpec, raw: dict[str, Any]) -> Any:
+    """The tool's arguments by their wire (camelCase) names only: a Python-side name
+    such as max_depth is not in the schema and must not be accepted and then dropped."""
+    return spec.args.model_validate(raw, by_alias=True, by_name=False)
+
+
 class _Gate(Extension):
     identifier = "dev.wpfprobe/gate"
 
@@ -79,7 +85,7 @@ class _Gate(Extension):
             return await call_next(ctx)
         spec = self._specs[name]
         try:
-            spec.args.model_validate(params.arguments or {})
+            parse_arguments(spec, params.arguments or {})
         except ValidationError as exc:
             return invalid_arguments(spec, exc)
         return await call_next(ctx)
@@ -137,7 +143,7 @@ def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResul
         started = time.perf_counter()
         outcome = "ok"
         try:
-            args = spec.args.model_validate(kwargs)
+            args = parse_arguments(spec, kwargs)
             out = spec.run(engine, args)
             content: list[TextContent | ImageContent] = [TextContent(type="text", text=out.text)]
             png = out.png_base64()

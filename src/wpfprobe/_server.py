@@ -261,6 +261,8 @@ class Guard:
             any(k.lower() in _CREDENTIAL_PARAMS for k, _ in parse_qsl(query, keep_blank_values=True))
             or self._token.decode() in query
         ):
+            # uvicorn's access log (if anyone turns it on) prints the query string.
+            scope["query_string"] = b""
             await _refuse(
                 send, 400, "TOKEN_IN_URL", "Credentials in the URL are refused; send Authorization: Bearer <token>."
             )

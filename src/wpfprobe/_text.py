@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from ._locators import format_ident
 from ._models import (
     Ancestor,
     ElementInfo,
@@ -37,7 +38,8 @@ def _quoted(text: str, limit: int = MAX_TEXT) -> str:
 
 def node_line(node: Node) -> str:
     ident = node.name or node.automation_id
-    head = f"{node.type}#{ident}" if ident else node.type
+    # format_ident quotes and escapes a name with spaces or line breaks, as locators do.
+    head = f"{node.type}#{format_ident(ident)}" if ident else node.type
     parts = [node.node_id, head]
     if node.text and node.text != ident:
         parts.append(_quoted(node.text))

@@ -90,3 +90,64 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(
                     pytest.mark.skip(reason=f"exercises {', '.join(mark.args)} only; this run drives the {EXAMPLE} example")
                 )
+
+
+# -- the co-located MCP server (tests/integration/test_mcp_*.py) ----------------------------
+
+MCP_UI_TIMEOUT = 1.0  # seconds the server waits for the UI thread before DISPATCHER_BUSY
+
+
+@pytest.fixture(scope="session")
+def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A private WPFPROBE_HOME for the session's server, set before it starts."""
+    home = tmp_path_factory.mktemp("wpfprobe-home")
+    previous = os.environ.get("WPFPROBE_HOME")
+    os.environ["WPFPROBE_HOME"] = str(home)
+    try:
+        yield home
+    finally:
+        if previous is None:
+            os.environ.pop("WPFPROBE_HOME", None)
+        else:
+            os.environ["WPFPROBE_HOME"] = previous
+
+
+@pytest.fixture(scope="session")
+def mcp_server(running_app: Any, mcp_home: Path) -> Iterator[Any]:
+    """``wpfprobe.start`` over HTTP, once for the whole session (one start per process)."""
+    import wpfprobe
+
+    handle = wpfprobe.start(
+        running_app.app,
+        name="mcp-tests",
+        timeout=MCP_UI_TIMEOUT,
+        settings=wpfprobe.ProbeSettings(check_thread_affinity=True, ui_timeout=MCP_UI_TIMEOUT),
+    )
+    manifest = handle.manifest_path
+    try:
+        yield handle
+    finally:
+        handle.stop()
+    assert not handle.running
+    assert manifest is not None and not manifest.exists(), "stop() must remove the manifest"
+    assert handle.probe.engine.thread_violations == [], handle.probe.engine.thread_violations
+
+
+@pytest.fixture(scope="session")
+def mcp_connect(mcp_server: Any) -> Any:
+    """``async with mcp_connect() as client:`` the official SDK client over streamable HTTP,
+    sending the bearer token the way an agent configured with the manifest would."""
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def connect(token: str | None = None, **client_options: Any) -> Any:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        bearer = mcp_server.token if token is None else token
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {bearer}"}, timeout=30) as http:
+            async with Client(streamable_http_client(mcp_server.url, http_client=http), **client_options) as client:
+                yield client
+
+    return connect

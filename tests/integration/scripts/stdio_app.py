@@ -1,0 +1,51 @@
+"""The WinForms example with the probe served over stdio, as an MCP client would launch it.
+
+The app prints to stdout on purpose, once before ``wpfprobe.start`` and once
+right after it: the first line is already out when the probe starts (a client
+sees it before any frame); the second must not reach the wire, since from
+``start`` on stdout belongs to MCP. The script waits until the client goes
+away (stdin closes), then closes the app and exits by itself.
+
+Run by tests/integration/test_mcp_stdio.py. Exit code 0 when it ended cleanly,
+3 when the server did not end within WAIT_LIMIT seconds of being started.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+BEFORE = "stdio_app: hello from the app, before wpfprobe.start"
+AFTER = "stdio_app: hello from the app, after wpfprobe.start"
+# An upper bound for one test session; the test closes stdin long before.
+WAIT_LIMIT = 120.0
+
+
+def main() -> int:
+    import wpfprobe
+    import wpfprobe_clr
+    from wpfprobe.testing import virtual_display
+
+    wpfprobe_clr.ensure_clr()
+    with virtual_display():
+        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
+        assert spec is not None and spec.loader is not None
+        example = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(example)
+        app = example.start_in_background()
+        try:
+            print(BEFORE, flush=True)
+            handle = wpfprobe.start(app.app, transport="stdio", name="stdio-tests")
+            print(AFTER, flush=True)
+            ended = handle.wait(WAIT_LIMIT)
+            handle.stop()
+            print(f"stdio_app: server ended={ended}", file=sys.stderr, flush=True)
+            return 0 if ended else 3
+        finally:
+            app.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""``wpfprobe.start(app, transport="stdio")``: a client launches the app and talks over its stdin/stdout.
+
+The app (scripts/stdio_app.py) prints to stdout on purpose before and after
+``start``. What it printed before is already on the pipe when the probe starts;
+from ``start`` on, stdout carries MCP frames only, so the second print must land
+on stderr. The app must exit by itself once the client closes stdin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+SCRIPT = Path(__file__).parent / "scripts" / "stdio_app.py"
+sys.path.insert(0, str(SCRIPT.parent))
+from stdio_app import AFTER, BEFORE  # noqa: E402
+
+sys.path.remove(str(SCRIPT.parent))
+
+READ_TOOLS = {
+    "wpf_get_session_info",
+    "wpf_get_windows",
+    "wpf_get_visual_tree",
+    "wpf_get_children",
+    "wpf_get_ancestors",
+    "wpf_find_elements",
+    "wpf_inspect_element",
+    "wpf_get_properties",
+    "wpf_capture_screenshot",
+}
+
+
+def child_env(display: str | None) -> dict[str, str]:
+    """What the app needs: the test's display (else it starts its own Xvfb) and the paths."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "SYSTEMROOT", "TEMP", "TMP", "LANG")}
+    if display:
+        env["DISPLAY"] = display
+    return env
+
+
+def test_sdk_stdio_client_calls_tools_although_the_app_prints(display: str | None) -> None:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[str(SCRIPT)], env=child_env(display))
+    transport_faults: list[Exception] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, Exception):
+            transport_faults.append(message)
+
+    async def main(errlog: Any) -> dict[str, Any]:
+        answers: dict[str, Any] = {}
+        async with Client(stdio_client(params, errlog=errlog), message_handler=on_message) as client:
+            answers["tools"] = {t.name for t in (await client.list_tools()).tools}
+            for name, args in [
+                ("wpf_get_session_info", {}),
+                ("wpf_get_windows", {}),
+                ("wpf_get_visual_tree", {"maxDepth": 10}),
+                ("wpf_inspect_element", {"locator": "Button#saveButton"}),
+                ("wpf_get_properties", {"locator": "#greetingLabel", "filter": "Text"}),
+                ("wpf_capture_screenshot", {}),
+                ("wpf_inspect_element", {"nodeId": "zz404"}),
+            ]:
+                answers[f"{name} {json.dumps(args)}"] = await client.call_tool(name, args)
+        return answers
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+        started = time.monotonic()
+        answers = asyncio.run(asyncio.wait_for(main(errlog), 60))
+        elapsed = time.monotonic() - started
+        errlog.seek(0)
+        stderr = errlog.read()
+
+    assert answers.pop("tools") == READ_TOOLS
+    results = list(answers.values())
+    for result in results[:-1]:
+        assert not result.is_error, [b.text for b in result.content if b.type == "text"]
+        assert isinstance(result.structured_content, dict)
+    info, windows, tree, save, props, shot, missing = (r.structured_content for r in results)
+    assert info["tier"] == "read" and info["appName"] == "stdio-tests" and info["toolkit"] == "winforms"
+    assert info["pid"] != os.getpid(), "the tools ran in the app's process"
+    assert windows["windows"][0]["name"] == "mainWindow"
+    assert tree["returnedNodeCount"] > 10
+    assert save["node"]["name"] == "saveButton"
+    assert [p["value"] for p in props["items"] if p["name"] == "Text"] == ["Hello, Ada"]
+    png = next(b for b in results[5].content if b.type == "image")
+    assert Image.open(io.BytesIO(base64.b64decode(png.data))).size == (shot["width"], shot["height"])
+    assert results[-1].is_error and missing["code"] == "NODE_NOT_FOUND"
+
+    # The line printed before start is on the pipe ahead of every frame: the client may report
+    # it once as a non-frame. Nothing else the client read may be anything but a valid frame.
+    assert len(transport_faults) <= 1, transport_faults
+    for fault in transport_faults:
+        inputs = [e.get("input") for e in fault.errors()] if hasattr(fault, "errors") else []
+        assert inputs == [BEFORE], f"the client read something that is not a frame: {fault!r}"
+    assert AFTER in stderr, "the app's print after start went to stderr"
+    assert elapsed < 60
+
+
+class Pipe:
+    """Lines from a subprocess stream, read on a thread, taken with a deadline."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: Any) -> None:
+        for line in iter(stream.readline, ""):
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def next(self, timeout: float) -> str | None:
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            pytest.fail(f"no line from the app within {timeout} s; so far: {self.seen[-5:]}")
+        if line is not None:
+            self.seen.append(line)
+        return line
+
+    def rest(self, timeout: float) -> list[str]:
+        self._thread.join(timeout)
+        out = []
+        while not self.lines.empty():
+            line = self.lines.get_nowait()
+            if line is not None:
+                out.append(line)
+                self.seen.append(line)
+        return out
+
+
+def test_stdout_carries_only_frames_after_start_and_the_app_exits_when_stdin_closes(display: str | None) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=child_env(display),
+    )
+    out, err = Pipe(proc.stdout), Pipe(proc.stderr)
+    try:
+        assert proc.stdin is not None
+
+        def send(message: dict[str, Any]) -> None:
+            proc.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
+            proc.stdin.flush()  # type: ignore[union-attr]
+
+        def response(request_id: int) -> dict[str, Any]:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                line = out.next(timeout=max(0.1, deadline - time.monotonic()))
+                assert line is not None, f"stdout closed early; stderr: {''.join(err.seen)[-2000:]}"
+                if line.rstrip("\n") == BEFORE and len(out.seen) == 1:
+                    continue  # printed before start: ahead of every frame
+                frame = json.loads(line)  # anything else on stdout must be a frame
+                assert frame.get("jsonrpc") == "2.0", frame
+                if frame.get("id") == request_id:
+                    return frame
+            pytest.fail(f"no response to request {request_id}")
+
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        init = response(1)
+        assert init["result"]["serverInfo"]["name"] == "wpfprobe"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert {t["name"] for t in response(2)["result"]["tools"]} == READ_TOOLS
+        send(
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "wpf_get_windows", "arguments": {}}}
+        )
+        windows = response(3)["result"]
+        assert windows["isError"] is False and windows["structuredContent"]["windows"][0]["name"] == "mainWindow"
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "wpf_capture_screenshot", "arguments": {}},
+            }
+        )
+        shot = response(4)["result"]
+        assert any(b["type"] == "image" for b in shot["content"]), "a large frame arrives whole, on one line"
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "tools/call",
+                "params": {"name": "wpf_get_visual_tree", "arguments": {"maxDepth": "x"}},
+            }
+        )
+        bad = response(5)["result"]
+        assert bad["isError"] is True and bad["structuredContent"]["code"] == "INVALID_ARGUMENT"
+
+        proc.stdin.close()  # the client goes away
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the app did not exit within 30 s of its stdin closing")
+        leftovers = out.rest(5)
+        stderr = "".join(err.seen + err.rest(5))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+    assert code == 0, stderr[-3000:]
+    for line in leftovers:
+        assert json.loads(line).get("jsonrpc") == "2.0", f"not a frame on stdout: {line!r}"
+    assert out.seen[0].rstrip("\n") == BEFORE, out.seen[:1]
+    assert not any(AFTER in line for line in out.seen), "the print after start reached the wire"
+    assert AFTER in stderr
+    assert "server ended=True" in stderr
