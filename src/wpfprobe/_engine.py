@@ -13,6 +13,7 @@ import itertools
 import os
 import sys
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -139,6 +140,8 @@ class Engine:
         self.app_id = f"{_slug(self.app_name)}-{os.getpid()}"
         self._same = same or (lambda a, b: a is b)
         self.cursors = CursorStore(ttl=self.settings.cursor_ttl, max_snapshots=self.settings.max_cursors)
+        # Written only on the UI thread, replaced whole: (when, counts).
+        self._census_cache: tuple[float, Counter[tuple[str, str]]] | None = None
 
     # -- plumbing ------------------------------------------------------
     def _hop(self, fn: Callable[[_Hop], T]) -> T:
@@ -456,6 +459,8 @@ class _Hop:
         self.scanned = 0
         self._census: Counter[tuple[str, str]] | None = None
         self._memo: dict[Any, Any] = {}
+        self._locs: dict[str, _Loc] = {}
+        self._sibling_indexes: dict[str, dict[str, int]] = {}
 
     # -- ids -------------------------------------------------------------
     def id(self, el: Any) -> str:
@@ -762,8 +767,18 @@ class _Hop:
 
     # -- locators ----------------------------------------------------------
     def census(self) -> Counter[tuple[str, str]]:
-        """How many elements answer to each (type, #key): a key is unique if 1."""
+        """How many elements answer to each (type, #key): a key is unique if 1.
+
+        It takes a walk of the whole app, so it is kept for a second across
+        hops. A stale count is safe: a locator is re-resolved on every use, and
+        a name that became ambiguous meanwhile is reported as LOCATOR_AMBIGUOUS.
+        """
         if self._census is None:
+            cached = self.engine._census_cache
+            ttl = self.engine.settings.census_ttl
+            if cached is not None and time.monotonic() - cached[0] < ttl:
+                self._census = cached[1]
+                return self._census
             counts: Counter[tuple[str, str]] = Counter()
             stack = list(self.adapter.roots())
             while stack:
@@ -773,6 +788,7 @@ class _Hop:
                     counts[(n.type_name.lower(), key)] += 1  # type: ignore[index]
                 stack.extend(self.adapter.children(el, "visual"))
             self._census = counts
+            self.engine._census_cache = (time.monotonic(), counts)
         return self._census
 
     def _unique_key(self, naming: Naming) -> str | None:
@@ -792,24 +808,57 @@ class _Hop:
         return _Loc(path=path, anchored=anchored)
 
     def locator_parts(self, el: Any) -> _Loc:
-        chain = [el]
+        """Path and preferred locator of ``el``, memoised per node for this hop.
+
+        Walks up only to the nearest ancestor already known, and indexes each
+        parent's children once: a page of siblings costs one pass over them,
+        not one pass per sibling.
+        """
+        node_id = self.id(el)
+        known = self._locs.get(node_id)
+        if known is not None:
+            return known
+        chain, ids = [el], [node_id]
         parent = self.adapter.parent(el, "visual")
         while parent is not None:
+            parent_id = self.id(parent)
+            known = self._locs.get(parent_id)
+            if known is not None:
+                break
             chain.append(parent)
+            ids.append(parent_id)
             parent = self.adapter.parent(parent, "visual")
         chain.reverse()
-        roots = self.adapter.roots()
-        top = chain[0]
-        top_naming = self.adapter.naming(top)
-        index = _index_among(roots, top, top_naming, self)
-        seg = format_segment(top_naming.type_name, index=index)
-        key = self._unique_key(top_naming) if (top_naming.name or top_naming.automation_id) else None
-        loc = _Loc(path=seg, anchored=format_segment(top_naming.type_name, ident=key) if key else seg)
-        for up, down in itertools.pairwise(chain):
-            naming = self.adapter.naming(down)
-            siblings = self.adapter.children(up, "visual")
-            loc = self.child_loc(loc, naming, _index_among(siblings, down, naming, self))
+        ids.reverse()
+        loc = known
+        for element, element_id in zip(chain, ids):
+            naming = self.adapter.naming(element)
+            index = self._index_among_siblings(parent, element_id, naming)
+            if loc is None:  # a top-level window: its index is among the roots
+                seg = format_segment(naming.type_name, index=index)
+                key = self._unique_key(naming) if (naming.name or naming.automation_id) else None
+                loc = _Loc(path=seg, anchored=format_segment(naming.type_name, ident=key) if key else seg)
+            else:
+                loc = self.child_loc(loc, naming, index)
+            self._locs[element_id] = loc
+            parent = element
+        assert loc is not None
         return loc
+
+    def _index_among_siblings(self, parent: Any | None, child_id: str, naming: Naming) -> int:
+        """The child's index among its parent's children (or the roots) of the same type."""
+        key = self.id(parent) if parent is not None else ""
+        table = self._sibling_indexes.get(key)
+        if table is None:
+            pool = self.adapter.roots() if parent is None else self.adapter.children(parent, "visual")
+            seen: Counter[str] = Counter()
+            table = {}
+            for sibling in pool:
+                kind = self.adapter.naming(sibling).type_name.lower()
+                table[self.id(sibling)] = seen[kind]
+                seen[kind] += 1
+            self._sibling_indexes[key] = table
+        return table.get(child_id, 0)
 
     def locator_of(self, el: Any) -> str:
         return self.locator_parts(el).locator
@@ -826,17 +875,6 @@ class _Loc:
     @property
     def locator(self) -> str:
         return self.anchored
-
-
-def _index_among(pool: list[Any], el: Any, naming: Naming, hop: _Hop) -> int:
-    wanted = naming.type_name.lower()
-    index = 0
-    for other in pool:
-        if hop.same(other, el):
-            return index
-        if hop.adapter.naming(other).type_name.lower() == wanted:
-            index += 1
-    return index
 
 
 class _Missing:

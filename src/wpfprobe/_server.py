@@ -20,6 +20,7 @@ import secrets
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl
@@ -374,6 +375,22 @@ def _start_stdio(probe: Probe, server: Any, *, tier: Tier) -> ProbeHandle:
     # Anything already printed must leave before the wire belongs to MCP.
     with contextlib.suppress(Exception):
         sys.stdout.flush()
+    separate = not _same_file(1, 2)
     runner = _StdioRunner(server)
     runner.start()
+    # The SDK points fd 1 at stderr once its server thread runs; until then an app's
+    # print would land on the wire, so start() returns only after the switch.
+    deadline = time.monotonic() + 10
+    while separate and not _same_file(1, 2) and not runner.done.is_set():
+        if time.monotonic() > deadline:
+            runner.stop(2)
+            raise ProbeError("The stdio MCP server did not take over stdout.", code="INTERNAL")
+        time.sleep(0.001)
     return ProbeHandle(probe=probe, transport="stdio", tier=tier, url=None, token=None, runner=runner)  # type: ignore[arg-type]
+
+
+def _same_file(a: int, b: int) -> bool:
+    try:
+        return os.path.samestat(os.fstat(a), os.fstat(b))
+    except OSError:
+        return False

@@ -26,6 +26,8 @@ class ProbeSettings(BaseModel):
     """Seconds a page cursor's snapshot lives; after that the first page comes back with stale=True."""
     max_cursors: int = Field(default=256, ge=1)
     max_tree_nodes: int = Field(default=5000, ge=1, le=5000)
+    census_ttl: float = Field(default=1.0, ge=0)
+    """Seconds the app-wide count of element names (for generated locators) is reused."""
     require_token: bool = True
     """HTTP server: every request must carry ``Authorization: Bearer <token>``."""
     check_thread_affinity: bool = False

@@ -16,13 +16,14 @@ import pytest
 SCRIPT = Path(__file__).parent / "scripts" / "lifecycle_app.py"
 
 
-def _event(proc: subprocess.Popen[str], name: str) -> dict[str, Any]:
+def _event(proc: subprocess.Popen[str], name: str, stderr: Path) -> dict[str, Any]:
     assert proc.stdout is not None
     for line in proc.stdout:
         event = json.loads(line)
         if event.get("event") == name:
             return event  # type: ignore[no-any-return]
-    raise AssertionError(f"the app ended without reporting {name!r}")
+    proc.wait(10)
+    raise AssertionError(f"the app ended (code {proc.returncode}) without reporting {name!r}:\n{stderr.read_text()[-3000:]}")
 
 
 def _post_initialize(url: str, token: str) -> int:
@@ -43,21 +44,22 @@ def _post_initialize(url: str, token: str) -> int:
 def test_server_stops_and_cleans_up_when_the_app_closes(tmp_path: Path) -> None:
     env = {**os.environ, "WPFPROBE_HOME": str(tmp_path)}
     env.pop("DISPLAY", None)
+    errors = tmp_path / "stderr.txt"
     proc = subprocess.Popen(
         [sys.executable, str(SCRIPT)], env=env, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors.open("w"),
     )  # fmt: skip
     try:
-        second = _event(proc, "second-start")
+        second = _event(proc, "second-start", errors)
         assert second["code"] == "INVALID_ARGUMENT" and "already" in second["message"]
-        started = _event(proc, "started")
+        started = _event(proc, "started", errors)
         manifest = Path(started["manifest"])
         assert manifest.parent == tmp_path / "sessions" and manifest.exists()
         assert _post_initialize(started["url"], started["token"]) == 200
         assert proc.stdin is not None
         proc.stdin.write("close\n")
         proc.stdin.flush()
-        closed = _event(proc, "closed")
+        closed = _event(proc, "closed", errors)
         assert closed["running"] is False, "the server must stop when the UI thread ends"
         assert closed["manifest_exists"] is False
         with pytest.raises((urllib.error.URLError, ConnectionError)):

@@ -117,3 +117,10 @@ def test_importing_wpfprobe_does_not_load_the_clr() -> None:
     code = "import sys, wpfprobe, wpfprobe.errors; print('clr' in sys.modules, 'pythonnet' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "False False"
+
+
+def test_wpfprobe_testing_all_is_pinned() -> None:
+    import wpfprobe.testing
+
+    assert wpfprobe.testing.__all__ == ["virtual_display"]
+    assert callable(wpfprobe.testing.virtual_display)
