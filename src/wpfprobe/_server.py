@@ -181,9 +181,12 @@ def _stop_with_ui(handle: ProbeHandle) -> None:
 def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
     from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto must say TCP: asyncio sets TCP_NODELAY on accepted connections only then, and
+    # without it every request after the first on a connection waits ~40 ms for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((LOOPBACK, port))
     except OSError as exc:
         sock.close()

@@ -438,3 +438,13 @@ def test_start_stop_and_app_exit_in_a_process_of_their_own(tmp_path: Path) -> No
     assert facts["afterAppExit"] == {"running": False, "manifestExists": False, "urlRefused": True}
     assert facts["sessionsLeft"] == []
     assert first["token"] not in done.stderr and again["token"] not in done.stderr, "no token in the log"
+
+
+def test_the_listening_socket_disables_nagle_so_requests_do_not_wait_for_delayed_acks(mcp_server: Any) -> None:
+    """Regression: the socket was made with proto 0, so asyncio never set TCP_NODELAY and
+    every request after the first on a connection waited ~40 ms (benchmarks/bench_mcp.py)."""
+    import socket
+
+    sock = mcp_server._runner._sock
+    assert sock.proto == socket.IPPROTO_TCP
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0

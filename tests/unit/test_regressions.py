@@ -101,3 +101,12 @@ def test_the_name_census_is_reused_only_within_its_ttl() -> None:
                 assert fresh.locator != "Panel#wide", "a fresh census knows the name is no longer unique"
             else:
                 assert fresh.locator == "Panel#wide", "within the TTL the cached census is reused"
+
+
+def test_node_id_prefixes_use_only_letters_that_tokenize_cheaply() -> None:
+    """Random prefixes such as 'qz' or 'yk' split into extra tokens, pushing the compact
+    tree past 12 tokens per node (benchmarks/bench_mcp.py measured 12.8 with o200k)."""
+    from wpfprobe_clr._objects import ID_PREFIX_LETTERS
+
+    assert set(ID_PREFIX_LETTERS) <= set("abcdefghilmnoprstw")
+    assert len(ID_PREFIX_LETTERS) ** 2 >= 300, "enough prefixes that an earlier run's ids rarely alias"
