@@ -114,7 +114,7 @@ def test_importing_wpfprobe_does_not_load_the_clr() -> None:
     import subprocess
     import sys
 
-    code = "import sys, wpfprobe, wpfprobe.errors; print('clr' in sys.modules, 'pythonnet' in sys.modules)"
+    code = "import sys, wpfprobe, wpfprobe.errors, wpfprobe.audit; print('clr' in sys.modules, 'pythonnet' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "False False"
 
@@ -124,3 +124,15 @@ def test_wpfprobe_testing_all_is_pinned() -> None:
 
     assert wpfprobe.testing.__all__ == ["virtual_display"]
     assert callable(wpfprobe.testing.virtual_display)
+
+
+AUDIT_ALL = ["AuditKeyError", "TamperKind", "VerifyReport", "default_key_path", "load_key", "verify"]
+
+
+def test_wpfprobe_audit_all_is_pinned() -> None:
+    import wpfprobe.audit
+
+    assert sorted(wpfprobe.audit.__all__) == sorted(AUDIT_ALL)
+    namespace: dict[str, object] = {}
+    exec("from wpfprobe.audit import *", namespace)  # noqa: S102
+    assert set(AUDIT_ALL) <= set(namespace)
