@@ -25,12 +25,10 @@ import math
 import os
 import platform
 import queue
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -46,6 +44,8 @@ try:
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT / "src"))
 
+from wpfprobe.testing import virtual_display  # noqa: E402
+
 perf_counter = time.perf_counter
 
 
@@ -59,80 +59,40 @@ class BenchError(Exception):
 class Display:
     """The X display the forms are shown on."""
 
-    def __init__(self, name: str, proc: subprocess.Popen[bytes] | None = None, log: Path | None = None) -> None:
+    def __init__(self, name: str, stack: contextlib.ExitStack | None = None) -> None:
         self.name = name
-        self._proc = proc
-        self._log = log
+        self._stack = stack
 
     @property
     def owned(self) -> bool:
-        return self._proc is not None
+        return self._stack is not None
 
     @classmethod
-    def ensure(cls, numbers: range = range(60, 70), *, wait: float = 10.0) -> Display:
-        """$DISPLAY if set, else a new ``Xvfb :N`` on the first free N (stopped at exit)."""
+    def ensure(cls) -> Display:
+        """$DISPLAY if set, else a private Xvfb (stopped at exit).
+
+        The library's own ``virtual_display()`` starts it, so the benchmarks
+        and the tests run under the same server options.
+        """
         current = os.environ.get("DISPLAY")
         if current:
             return cls(current)
-        xvfb = shutil.which("Xvfb")
-        if xvfb is None:
-            raise BenchError(
-                "DISPLAY is not set and Xvfb is not installed: set DISPLAY to a running X server "
-                "or install Xvfb (Debian/Ubuntu: apt-get install xvfb)."
-            )
-        tried = []
-        for n in numbers:
-            if Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists():
-                continue
-            log = Path(tempfile.gettempdir()) / f"wpfprobe-bench-xvfb-{n}-{os.getpid()}.log"
-            with open(log, "wb") as fh:
-                proc = subprocess.Popen(
-                    [xvfb, f":{n}", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                    stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT,
-                )  # fmt: skip
-            display = cls(f":{n}", proc, log)
-            deadline = time.monotonic() + wait
-            while time.monotonic() < deadline:
-                if proc.poll() is not None:
-                    break
-                if Path(f"/tmp/.X11-unix/X{n}").exists():
-                    os.environ["DISPLAY"] = display.name
-                    atexit.register(display.stop)
-                    return display
-                time.sleep(0.05)
-            display.stop()
-            tried.append(f":{n} ({_tail(log)})")
-        raise BenchError(
-            "Could not start Xvfb on any display from :{} to :{}: {}".format(
-                numbers.start, numbers.stop - 1, "; ".join(tried) or "all in use"
-            )
-        )
+        stack = contextlib.ExitStack()
+        try:
+            name = stack.enter_context(virtual_display())
+        except RuntimeError as err:
+            raise BenchError(str(err)) from None
+        display = cls(name or "", stack)
+        atexit.register(display.stop)
+        return display
 
     def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-        if self._log is not None:
-            with contextlib.suppress(OSError):
-                self._log.unlink()
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            stack.close()
 
     def describe(self) -> str:
         return f"{self.name} (Xvfb started by the benchmark)" if self.owned else f"{self.name} (from $DISPLAY)"
-
-
-def _tail(log: Path) -> str:
-    try:
-        text = log.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "no log"
-    return text[-1] if text else "exited"
 
 
 # -- CLR and the UI thread ------------------------------------------------------
