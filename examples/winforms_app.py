@@ -4,9 +4,13 @@
 
 It knows nothing of wpfprobe. Its controls follow the example contract shared
 with examples/wpf_app.py (same names), so the same integration tests drive
-both: mainWindow, menuBar/fileMenu/saveAsMenuItem/exitMenuItem, formPanel,
-nameBox, passwordBox, greetingLabel (data-bound), statusLabel, itemsList,
-saveButton, disabledButton, hiddenLabel.
+both: mainWindow, menuBar/fileMenu/saveMenuItem (Ctrl+S)/saveAsMenuItem/
+exitMenuItem, formPanel, nameBox, passwordBox, greetingLabel (data-bound),
+statusLabel, itemsList, sizeCombo, subscribeCheck, saveButton (the form's
+default button), disabledButton, loadButton (sets the status 600 ms later),
+coveredButton under coverPanel, hiddenLabel; Save As opens the modal
+saveAsDialog with fileNameBox, okButton and cancelButton. Every action a test
+drives reports itself in statusLabel.
 """
 
 from __future__ import annotations
@@ -33,22 +37,28 @@ clr.AddReference("System.Data")
 
 from System import Func, Object  # noqa: E402
 from System.Data import DataTable  # noqa: E402
-from System.Drawing import Point, Size  # noqa: E402
+from System.Drawing import Color, Point, Size  # noqa: E402
 from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
 from System.Windows.Forms import (  # noqa: E402
     AnchorStyles,
     Application,
     Button,
+    CheckBox,
+    ComboBox,
+    ComboBoxStyle,
     DockStyle,
     FlowLayoutPanel,
     Form,
+    FormBorderStyle,
     FormStartPosition,
+    Keys,
     Label,
     ListBox,
     MenuStrip,
     Panel,
     TableLayoutPanel,
     TextBox,
+    Timer,
     ToolStripMenuItem,
 )
 
@@ -64,12 +74,52 @@ def _label(name: str, text: str, *, width: int = 200) -> Label:
     return label
 
 
+def _button(name: str, text: str) -> Button:
+    button = Button()
+    button.Name = name
+    button.Text = text
+    return button
+
+
+def build_save_as_dialog(status: Label) -> Form:
+    """The modal Save As dialog; OK reports the file name in the main window's status."""
+    dialog = Form()
+    dialog.Name = "saveAsDialog"
+    dialog.Text = "Save As"
+    dialog.FormBorderStyle = FormBorderStyle.FixedDialog
+    dialog.ShowInTaskbar = False
+    dialog.StartPosition = FormStartPosition.Manual
+    dialog.Location = Point(120, 120)
+    dialog.ClientSize = Size(300, 90)
+    file_name = TextBox()
+    file_name.Name = "fileNameBox"
+    file_name.Text = "untitled.txt"
+    file_name.Location = Point(10, 10)
+    file_name.Width = 280
+    ok = _button("okButton", "OK")
+    ok.Location = Point(130, 50)
+    cancel = _button("cancelButton", "Cancel")
+    cancel.Location = Point(215, 50)
+
+    def on_ok(sender: Any, args: Any) -> None:
+        status.Text = f"Saved as {file_name.Text}"
+        dialog.Close()
+
+    ok.Click += on_ok
+    cancel.Click += lambda sender, args: dialog.Close()
+    for control in (file_name, ok, cancel):
+        dialog.Controls.Add(control)
+    dialog.AcceptButton = ok
+    dialog.CancelButton = cancel
+    return dialog
+
+
 def build() -> Form:
     """The main window. Call on the thread that will run its message loop."""
     form = Form()
     form.Name = "mainWindow"
     form.Text = TITLE
-    form.ClientSize = Size(460, 360)
+    form.ClientSize = Size(460, 380)
     form.StartPosition = FormStartPosition.Manual
     form.Location = Point(40, 40)
 
@@ -77,10 +127,14 @@ def build() -> Form:
     menu.Name = "menuBar"
     file_menu = ToolStripMenuItem("File")
     file_menu.Name = "fileMenu"
+    save_item = ToolStripMenuItem("Quick Save")
+    save_item.Name = "saveMenuItem"
+    save_item.ShortcutKeys = Keys.Control | Keys.S
     save_as = ToolStripMenuItem("Save As")
     save_as.Name = "saveAsMenuItem"
     exit_item = ToolStripMenuItem("Exit")
     exit_item.Name = "exitMenuItem"
+    file_menu.DropDownItems.Add(save_item)
     file_menu.DropDownItems.Add(save_as)
     file_menu.DropDownItems.Add(exit_item)
     menu.Items.Add(file_menu)
@@ -127,24 +181,48 @@ def build() -> Form:
     for fruit in ("Apple", "Banana", "Cherry"):
         items.Items.Add(fruit)
 
+    sizes = ComboBox()
+    sizes.Name = "sizeCombo"
+    sizes.DropDownStyle = ComboBoxStyle.DropDownList
+    sizes.Location = Point(230, 134)
+    sizes.Width = 120
+    for size in ("Small", "Medium", "Large"):
+        sizes.Items.Add(size)
+    sizes.SelectedIndex = 0
+
+    subscribe = CheckBox()
+    subscribe.Name = "subscribeCheck"
+    subscribe.Text = "Subscribe"
+    subscribe.Location = Point(230, 166)
+
     buttons = FlowLayoutPanel()
     buttons.Name = "buttonPanel"
     buttons.Location = Point(10, 224)
     buttons.Size = Size(430, 40)
     buttons.Anchor = AnchorStyles.Left | AnchorStyles.Top
-    save = Button()
-    save.Name = "saveButton"
-    save.Text = "Save"
-    disabled = Button()
-    disabled.Name = "disabledButton"
-    disabled.Text = "Disabled"
+    save = _button("saveButton", "Save")
+    disabled = _button("disabledButton", "Disabled")
     disabled.Enabled = False
+    load = _button("loadButton", "Load")
     buttons.Controls.Add(save)
     buttons.Controls.Add(disabled)
+    buttons.Controls.Add(load)
 
     hidden = _label("hiddenLabel", "Hidden")
     hidden.Location = Point(10, 270)
     hidden.Visible = False
+
+    # A panel on top of a button: the button is there, but nobody can click it.
+    covered = _button("coveredButton", "Covered")
+    covered.Location = Point(10, 300)
+    cover = Panel()
+    cover.Name = "coverPanel"
+    cover.Location = Point(5, 295)
+    cover.Size = Size(120, 40)
+    cover.BackColor = Color.SteelBlue
+
+    timer = Timer()
+    timer.Interval = 600
 
     def on_name_changed(sender: Any, args: Any) -> None:
         model.Rows[0]["Greeting"] = f"Hello, {name_box.Text}"
@@ -152,16 +230,53 @@ def build() -> Form:
     def on_save(sender: Any, args: Any) -> None:
         status.Text = f"Saved {name_box.Text}"
 
+    def on_tick(sender: Any, args: Any) -> None:
+        timer.Stop()
+        status.Text = "Loaded"
+
+    def on_load(sender: Any, args: Any) -> None:
+        status.Text = "Loading"
+        timer.Start()
+
+    def on_save_as(sender: Any, args: Any) -> None:
+        dialog = build_save_as_dialog(status)
+        try:
+            dialog.ShowDialog(form)
+        finally:
+            dialog.Dispose()
+
+    def on_subscribe(sender: Any, args: Any) -> None:
+        status.Text = "Subscribed" if subscribe.Checked else "Unsubscribed"
+
+    def on_item(sender: Any, args: Any) -> None:
+        if items.SelectedIndex >= 0:
+            status.Text = f"Selected {items.SelectedItem}"
+
+    def on_size(sender: Any, args: Any) -> None:
+        if sizes.SelectedIndex >= 0:
+            status.Text = f"Size {sizes.SelectedItem}"
+
     name_box.TextChanged += on_name_changed
     save.Click += on_save
+    save_item.Click += on_save
+    load.Click += on_load
+    timer.Tick += on_tick
+    save_as.Click += on_save_as
+    subscribe.CheckedChanged += on_subscribe
+    items.SelectedIndexChanged += on_item
+    sizes.SelectedIndexChanged += on_size
+    covered.Click += lambda sender, args: setattr(status, "Text", "Covered clicked")
     exit_item.Click += lambda sender, args: form.Close()
+    form.FormClosed += lambda sender, args: timer.Dispose()
 
-    for control in (fields, greeting, status, items, buttons, hidden):
+    # The cover goes in first: earlier controls are on top.
+    for control in (cover, covered, fields, greeting, status, items, sizes, subscribe, buttons, hidden):
         panel.Controls.Add(control)
     # Docking order: the fill panel first, the menu last, so the menu takes the top.
     form.Controls.Add(panel)
     form.Controls.Add(menu)
     form.MainMenuStrip = menu
+    form.AcceptButton = save
     return form
 
 

@@ -11,7 +11,10 @@ from ._api import Locator, Probe, attach
 from ._engine import Target
 from ._errors import ErrorCode, ProbeError
 from ._models import (
+    ActionResult,
+    ActionState,
     Ancestor,
+    AppError,
     ElementInfo,
     FindResult,
     FindResults,
@@ -23,7 +26,9 @@ from ._models import (
     RuntimeDescription,
     Screenshot,
     SessionInfo,
+    SetPropertyResult,
     Tree,
+    WaitResult,
     Window,
 )
 from ._redaction import REDACTED
@@ -34,7 +39,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "REDACTED",
+    "ActionResult",
+    "ActionState",
     "Ancestor",
+    "AppError",
     "ElementInfo",
     "ErrorCode",
     "FindResult",
@@ -52,8 +60,10 @@ __all__ = [
     "RuntimeDescription",
     "Screenshot",
     "SessionInfo",
+    "SetPropertyResult",
     "Target",
     "Tree",
+    "WaitResult",
     "Window",
     "__version__",
     "attach",

@@ -14,11 +14,32 @@ calls ``read_property`` for what it may read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+
+if TYPE_CHECKING:
+    from ._convert import Converted, EnumSpec
 
 TreeType = Literal["visual", "logical"]
 Toolkit = Literal["wpf", "winforms"]
 PlainValue = Union[str, int, float, bool, None]
+
+#: How input reaches the app: through the toolkit's own APIs (automation
+#: peers, PerformClick, character messages), or as real OS input events.
+InputMode = Literal["toolkit", "os"]
+ActionKind = Literal["click", "type", "keys", "select", "toggle", "focus", "set"]
+MouseButton = Literal["left", "right", "middle"]
+Modifier = Literal["ctrl", "shift", "alt", "meta"]
+#: Why an element cannot take an action (ELEMENT_NOT_INTERACTABLE's ``reason``).
+BlockReason = Literal[
+    "disabled",  # the element or an ancestor is disabled
+    "hidden",  # the element or an ancestor is not visible
+    "zero-size",  # no area to click
+    "offscreen",  # its click point is outside every screen
+    "covered",  # another element is on top of its click point
+    "modal",  # a modal dialog blocks its window
+    "read-only",  # text input into a read-only box
+    "unsupported",  # the element has no such action (select on a Button)
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +106,29 @@ class Capture:
     stride: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class KeyChord:
+    """One key pressed with modifiers held: ``Ctrl+Shift+S`` is (("ctrl", "shift"), "S").
+
+    ``key`` is a canonical name from ``wpfprobe._keys.KEY_NAMES``: "A".."Z",
+    "0".."9", "F1".."F24", "Enter", "Tab", "Escape", "Backspace", "Delete",
+    "Insert", "Home", "End", "PageUp", "PageDown", "Left", "Right", "Up",
+    "Down", "Space".
+    """
+
+    modifiers: tuple[Modifier, ...]
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Blocker:
+    """Why an element cannot take an action now; ``by`` is the element in the way, if any."""
+
+    reason: BlockReason
+    message: str
+    by: Any = None
+
+
 class ToolkitAdapter(Protocol):
     toolkit: Toolkit
     #: Human-readable name of the runtime + toolkit, for session info.
@@ -135,6 +179,64 @@ class ToolkitAdapter(Protocol):
     def capture(self, element: Any) -> Capture:
         """Pixels of the element as shown; ElementNotRenderableError if it has none."""
 
+    # -- input (interact tier) ---------------------------------------------
+    # Actions run in a UI-thread message of their own, posted after the hop
+    # that checked the target, so a handler that opens a modal dialog does not
+    # hold the probe: the engine reads the result from inside the dialog's loop.
+
+    def action_state(self, element: Any) -> dict[str, PlainValue]:
+        """State an action may change beyond text/enabled/visible/focused.
+
+        Keys, only those that apply: ``checked`` (bool, None when
+        indeterminate), ``selectedIndex`` (int, -1 for none), ``selectedItem``
+        (str or None), ``expanded`` (bool), ``value`` (number, for ranges).
+        Never reads a secret.
+        """
+
+    def blocker(self, element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
+        """None if the element can take ``action`` now in ``mode``, else why not.
+
+        Toolkit mode may reach what the pointer cannot (a menu item in a closed
+        drop-down, by opening its parents); OS mode needs the element's click
+        point visible on screen and on top.
+        """
+
+    def click_point(self, element: Any) -> tuple[int, int] | None:
+        """Where a pointer would click: physical screen pixels, or None without one."""
+
+    def focused_element(self) -> Any | None:
+        """The element with keyboard focus on this UI thread, if any."""
+
+    # The actions below raise a ProbeError for what the probe refuses (no such
+    # item, not a toggle); an exception from the app's own handlers propagates
+    # as is, and the engine reports it in the result: the input did happen.
+
+    def click(self, element: Any, *, button: MouseButton, count: int) -> None:
+        """Click as a user would, through the toolkit (Invoke pattern, PerformClick)."""
+
+    def type_text(self, element: Any, text: str, *, replace: bool) -> None:
+        """Focus the element and type ``text`` as characters (replacing its text first if asked)."""
+
+    def send_keys(self, element: Any | None, chords: tuple[KeyChord, ...]) -> None:
+        """Press ``chords`` in turn on ``element`` (focused first) or on the focused element."""
+
+    def select(self, element: Any, *, item: str | None, index: int | None) -> None:
+        """Select one item of a list, combo box or tab control by its text or index."""
+
+    def toggle(self, element: Any, *, state: bool | None) -> None:
+        """Check, uncheck (``state``) or flip (None) a check box, radio button or checkable item."""
+
+    def focus(self, element: Any) -> None:
+        """Give the element keyboard focus."""
+
+    # -- mutation (mutate tier) ----------------------------------------------
+
+    def enum_spec(self, prop: PropertyDescriptor) -> EnumSpec | None:
+        """The members of the property's enum type, or None if it is not an enum."""
+
+    def set_value(self, element: Any, prop: PropertyDescriptor, value: Converted) -> None:
+        """Build the .NET value from ``value`` (see ``Converted``) and set the property."""
+
 
 class ObjectTable(Protocol):
     """Maps live elements to stable ids without keeping them alive."""
@@ -152,6 +254,9 @@ class UiThread(Protocol):
     def is_ui_thread(self) -> bool: ...
 
     def run(self, fn: Any, *, timeout: float | None = None) -> Any: ...
+
+    def post(self, fn: Any) -> None:
+        """Queue ``fn`` on the UI thread without waiting; its exceptions never reach the toolkit."""
 
     @property
     def thread_id(self) -> int | None: ...

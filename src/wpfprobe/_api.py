@@ -9,7 +9,10 @@ from ._adapter import TreeType
 from ._engine import Engine, Target
 from ._errors import InvalidArgumentError
 from ._locators import Selector, parse_locator
+from ._actions import Condition, Mode
+from ._adapter import MouseButton
 from ._models import (
+    ActionResult,
     Ancestor,
     ElementInfo,
     FindResults,
@@ -19,7 +22,9 @@ from ._models import (
     PropertyCondition,
     Screenshot,
     SessionInfo,
+    SetPropertyResult,
     Tree,
+    WaitResult,
     Window,
 )
 from ._settings import ProbeSettings
@@ -54,6 +59,7 @@ def attach(
         runtime=conn.runtime,
         app_name=name,
         same=conn.same,
+        os_input=conn.os_input,
     )
     return Probe(engine)
 
@@ -138,6 +144,28 @@ class Probe:
     def screenshot(self) -> Image:
         """The main window as a PIL image."""
         return self._engine.screenshot().image()
+
+    def wait_for(
+        self,
+        target: str | Locator,
+        condition: Condition = "exists",
+        *,
+        property: str | None = None,  # noqa: A002 - mirrors the MCP tool
+        value: str | None = None,
+        timeout: float = 5.0,
+    ) -> WaitResult:
+        """Wait until ``condition`` holds for ``target``, re-resolving it on every poll.
+
+        Raises OperationTimedOutError (OPERATION_TIMED_OUT) with the last
+        observed value when ``timeout`` seconds pass first.
+        """
+        return self._engine.driver.wait_for(
+            self._target(target), condition, property=property, value=value, timeout_ms=_ms(timeout)
+        )
+
+    def send_keys(self, keys: str, *, mode: Mode = "auto") -> ActionResult:
+        """Press ``keys`` ("Ctrl+S", "Tab Tab Enter") on whatever has keyboard focus."""
+        return self._engine.driver.send_keys(None, keys, mode=mode)
 
     def _target(self, ref: str | Locator) -> Target:
         if isinstance(ref, Locator):
@@ -240,8 +268,53 @@ class Locator:
     def screenshot_png(self) -> Screenshot:
         return self._engine.screenshot(self.target)
 
+    # -- acting (what an agent's interact and mutate tools do) ---------------
+    def click(self, *, mode: Mode = "auto", button: MouseButton = "left", click_count: int = 1) -> ActionResult:
+        """Click the one element this locator finds; the result says what changed."""
+        return self._engine.driver.click(self.target, mode=mode, button=button, click_count=click_count)
+
+    def type_text(self, text: str, *, replace: bool = True, mode: Mode = "auto") -> ActionResult:
+        """Focus the element and type ``text`` as characters, replacing its text unless ``replace=False``."""
+        return self._engine.driver.type_text(self.target, text, replace=replace, mode=mode)
+
+    def send_keys(self, keys: str, *, mode: Mode = "auto") -> ActionResult:
+        """Focus the element and press ``keys`` ("Ctrl+S", "Enter", "Shift+Tab")."""
+        return self._engine.driver.send_keys(self.target, keys, mode=mode)
+
+    def select(self, item: str | None = None, *, index: int | None = None) -> ActionResult:
+        """Select an item of a list, combo box or tab control by its text or index."""
+        return self._engine.driver.select(self.target, item=item, index=index)
+
+    def toggle(self, state: bool | None = None) -> ActionResult:
+        """Check (True), uncheck (False) or flip (None) a check box, radio button or checkable menu item."""
+        return self._engine.driver.toggle(self.target, state=state)
+
+    def focus(self) -> ActionResult:
+        return self._engine.driver.focus(self.target)
+
+    def set_property(self, name: str, value: str) -> SetPropertyResult:
+        """Set a property from text through the fixed converter table (see docs/set-property.md)."""
+        return self._engine.driver.set_property(self.target, name, value)
+
+    def wait_for(
+        self,
+        condition: Condition = "exists",
+        *,
+        property: str | None = None,  # noqa: A002 - mirrors the MCP tool
+        value: str | None = None,
+        timeout: float = 5.0,
+    ) -> WaitResult:
+        """``probe.wait_for(this locator, ...)``."""
+        return self._probe.wait_for(self, condition, property=property, value=value, timeout=timeout)
+
     def __repr__(self) -> str:
         return f"<wpfprobe.Locator {self.target.describe()!r}>"
+
+
+def _ms(seconds: float) -> int:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 60:
+        raise InvalidArgumentError("timeout must be a number of seconds from 0 to 60.")
+    return int(round(seconds * 1000))
 
 
 def _checked(selector: str) -> str:

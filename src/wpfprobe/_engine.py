@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from ._actions import Driver, OsInput
 from ._adapter import (
     Capture,
     Naming,
@@ -122,6 +123,7 @@ class Engine:
         runtime: RuntimeDescription | None = None,
         app_name: str | None = None,
         same: Callable[[Any, Any], bool] | None = None,
+        os_input: OsInput | None = None,
     ) -> None:
         self.settings = settings or ProbeSettings()
         self.ui = ui
@@ -142,6 +144,8 @@ class Engine:
         self.cursors = CursorStore(ttl=self.settings.cursor_ttl, max_snapshots=self.settings.max_cursors)
         # Written only on the UI thread, replaced whole: (when, counts).
         self._census_cache: tuple[float, Counter[tuple[str, str]]] | None = None
+        #: Input, waits and mutation (the interact and mutate tiers).
+        self.driver = Driver(self, os_input=os_input)
 
     # -- plumbing ------------------------------------------------------
     def _hop(self, fn: Callable[[_Hop], T]) -> T:
@@ -525,7 +529,9 @@ class _Hop:
             matches = [self.node(target.node_id)]
         else:
             first, *rest = target.locators
-            matches = self.evaluate(parse_locator(first), self.adapter.roots(), tree_type="visual")
+            loc = parse_locator(first)
+            tree: TreeType = loc.tree_type if isinstance(loc, Selector) else "visual"
+            matches = self.evaluate(loc, self.adapter.roots(), tree_type=tree)
             for i, text in enumerate(rest):
                 # Each further locator searches inside the one element found so far.
                 parent = self._one(matches, " >> ".join(target.locators[: i + 1]))

@@ -94,6 +94,24 @@ class PropertyRedactedError(ProbeError):
     code: ErrorCode = "PROPERTY_REDACTED"
 
 
+class PropertyReadOnlyError(ProbeError):
+    code: ErrorCode = "PROPERTY_READ_ONLY"
+
+
+class MutationDisabledError(ProbeError):
+    code: ErrorCode = "MUTATION_DISABLED"
+
+
+class InputDisabledError(ProbeError):
+    code: ErrorCode = "INPUT_DISABLED"
+
+
+class ElementNotInteractableError(ProbeError):
+    """The element cannot take the action now; ``detail["reason"]`` says why (a BlockReason)."""
+
+    code: ErrorCode = "ELEMENT_NOT_INTERACTABLE"
+
+
 class ElementNotRenderableError(ProbeError):
     code: ErrorCode = "ELEMENT_NOT_RENDERABLE"
 

@@ -45,6 +45,9 @@ class Compound:
 class Selector:
     # (combinator, compound); the first combinator is "" (search the scope).
     steps: tuple[tuple[Literal["", ">", " "], Compound], ...]
+    # The tree it is evaluated in, when not the visual one: a menu path walks the
+    # logical tree, where WPF keeps the items of a closed submenu.
+    tree_type: Literal["visual", "logical"] = "visual"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +89,31 @@ def parse_locator(text: str) -> Locator:
     src = text.strip()
     if not src:
         raise InvalidArgumentError("The locator is empty.", suggestion=_SUGGEST, detail={"position": 0})
+    if src[:5].lower() == "menu:":
+        return _menu_path(src[5:])
     parser = _Parser(src)
     return parser.parse()
+
+
+def _menu_path(path: str) -> Selector:
+    """``menu:File/Save As``: the item reached by opening each menu in turn, by the texts a user reads.
+
+    Each segment is a whole item text, case-insensitive, with access-key
+    markers ignored (``&File`` in WinForms and ``_File`` in WPF both read "File").
+    """
+    segments = [seg.strip() for seg in path.split("/")]
+    if not segments or any(not seg for seg in segments):
+        raise InvalidArgumentError(
+            f"Bad menu path {path!r}: give the item texts separated by '/', e.g. menu:File/Save As.",
+            suggestion="Write menu:File/Save As, or use a text selector: text=\"File\" > text=\"Save As\".",
+        )
+    steps: list[tuple[Literal["", ">", " "], Compound]] = []
+    for i, seg in enumerate(segments):
+        letters = "".join(f"[&_]?{re.escape(ch)}" for ch in seg)
+        pattern = re.compile(f"^{letters}$", re.IGNORECASE)
+        compound = Compound(attrs=(AttrTest("text", "regex", seg, pattern),))
+        steps.append(("" if i == 0 else ">", compound))
+    return Selector(tuple(steps), tree_type="logical")
 
 
 _SUGGEST = (

@@ -24,7 +24,7 @@ from pydantic_core import PydanticUndefined
 
 from ._engine import Engine, Tier
 from ._errors import ProbeError
-from ._tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, read_tools, tier_allows
+from ._tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, tier_allows
 
 log = logging.getLogger("wpfprobe.server")
 
@@ -110,7 +110,7 @@ def _tier_refusal(name: str, tier: Tier) -> ProbeError | None:
 
 
 def tool_specs(tier: Tier) -> list[ToolSpec]:
-    return [s for s in read_tools(tier=tier) if tier_allows(tier, s.tier)]
+    return all_tools(tier=tier)
 
 
 def build_server(engine: Engine, *, tier: Tier, extra: list[ToolSpec] | None = None) -> MCPServer:
@@ -130,7 +130,11 @@ def build_server(engine: Engine, *, tier: Tier, extra: list[ToolSpec] | None = N
             name=spec.name,
             title=spec.title,
             description=spec.description,
-            annotations=ToolAnnotations(read_only_hint=spec.read_only, open_world_hint=False),
+            annotations=ToolAnnotations(
+                read_only_hint=spec.read_only,
+                destructive_hint=None if spec.read_only else spec.tier == "mutate",
+                open_world_hint=False,
+            ),
             structured_output=True,
         )
     return server

@@ -228,6 +228,68 @@ class Screenshot(_Dto):
         return self.png
 
 
+class ActionState(_Dto):
+    """What an action may change on its target; a field is None where it does not apply."""
+
+    text: str | None = None
+    visible: bool
+    enabled: bool
+    focused: bool
+    checked: bool | None = None
+    selected_index: int | None = None
+    selected_item: str | None = None
+    expanded: bool | None = None
+    value: float | None = None
+
+
+class AppError(_Dto):
+    """An exception the app's own handler raised while handling the input."""
+
+    type: str
+    message: str
+
+
+class ActionResult(_Dto):
+    """What an input action did: the target before and after, and the windows it opened or closed."""
+
+    action: Literal["click", "type", "keys", "select", "toggle", "focus"]
+    mode: Literal["toolkit", "os"]
+    node: Node
+    """The target as it was just before the action."""
+    before: ActionState
+    after: ActionState | None = None
+    """None when the target is gone (its dialog closed)."""
+    changed: list[str]
+    """Names of the ``before``/``after`` fields that differ (``gone`` if the target went away)."""
+    opened_windows: list[Window]
+    closed_windows: list[Window]
+    """As they were before the action."""
+    focused: Node | None = None
+    """The element with keyboard focus afterwards."""
+    completed: bool
+    """False while the app's handler is still running: it opened a modal dialog (see opened_windows)."""
+    app_error: AppError | None = None
+
+
+class WaitResult(_Dto):
+    condition: str
+    node: Node | None = None
+    """The matched element (None for ``gone``)."""
+    observed: PlainValue = None
+    """The value the condition was decided on (text, property value, count...)."""
+    elapsed_ms: int
+    polls: int
+
+
+class SetPropertyResult(_Dto):
+    node: Node
+    property: str
+    type_name: str
+    previous_value: PlainValue = None
+    new_value: PlainValue = None
+    value_source: str
+
+
 def _short(item: Any) -> str:
     if isinstance(item, Node):
         return item.label()

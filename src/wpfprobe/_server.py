@@ -89,6 +89,7 @@ class ProbeHandle:
                 # First, so that nobody discovers a server that is going away.
                 _manifest.remove(self.manifest_path)
             self._runner.stop(timeout)
+            self.probe.engine.driver.close()
             with _active_lock:
                 if _active is self:
                     _active = None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -32,6 +34,14 @@ class ProbeSettings(BaseModel):
     """HTTP server: every request must carry ``Authorization: Bearer <token>``."""
     check_thread_affinity: bool = False
     """Fail any toolkit call made off the UI thread (a debugging and test aid)."""
+    audit: bool = True
+    """Append every input and mutation to the HMAC-chained audit log (docs/audit.md)."""
+    audit_log: Path | None = None
+    """The log file; default ``$WPFPROBE_HOME/audit/<app name>.jsonl``."""
+    audit_key_file: Path | None = None
+    """The HMAC key; default ``$WPFPROBE_HOME/audit.key``, created owner-only on first use."""
+    os_input_settle: float = Field(default=0.15, ge=0, le=5)
+    """Seconds to let the UI thread take OS input events before the result is read."""
 
     @classmethod
     def from_env(cls, **overrides: object) -> ProbeSettings:
@@ -40,6 +50,10 @@ class ProbeSettings(BaseModel):
             values["ui_timeout"] = float(v)
         if (v := os.environ.get("WPFPROBE_CHECK_THREADS")) is not None:
             values["check_thread_affinity"] = v.strip().lower() in {"1", "true", "yes", "on"}
+        if (v := os.environ.get("WPFPROBE_AUDIT")) is not None:
+            values["audit"] = v.strip().lower() not in {"0", "false", "no", "off"}
+        if (v := os.environ.get("WPFPROBE_AUDIT_LOG")) is not None:
+            values["audit_log"] = Path(v)
         if (v := os.environ.get("WPFPROBE_REDACT_KEYWORDS")) is not None:
             values["extra_redaction_keywords"] = tuple(k for k in v.split(",") if k.strip())
         values.update(overrides)

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 from ._locators import format_ident
 from ._models import (
+    ActionResult,
+    ActionState,
     Ancestor,
     ElementInfo,
     FindResults,
@@ -19,7 +21,9 @@ from ._models import (
     Page,
     Property,
     SessionInfo,
+    SetPropertyResult,
     Tree,
+    WaitResult,
     Window,
 )
 
@@ -167,3 +171,45 @@ def session_text(info: SessionInfo) -> str:
             f"capabilities: {', '.join(info.capabilities)}",
         ]
     )
+
+
+def _state_value(state: ActionState, field: str) -> str:
+    value = state.to_json_dict().get(field)
+    if isinstance(value, str):
+        return _quoted(value)
+    return "null" if value is None else json.dumps(value)
+
+
+def action_text(result: ActionResult) -> str:
+    """``click saveButton (toolkit): statusLabel..."`` in a few lines: what changed, what opened."""
+    lines = [f"{result.action} {node_line(result.node)} ({result.mode})"]
+    if result.after is None:
+        lines.append("the element is gone (its window closed)")
+    elif result.changed:
+        for field in result.changed:
+            lines.append(f"  {field}: {_state_value(result.before, field)} -> {_state_value(result.after, field)}")
+    else:
+        lines.append("  no change to the element")
+    for window in result.opened_windows:
+        lines.append(f"opened {window_line(window)}")
+    for window in result.closed_windows:
+        lines.append(f"closed {window_line(window)}")
+    if result.focused is not None:
+        lines.append(f"focus {node_line(result.focused)}")
+    if not result.completed:
+        lines.append("the app is still handling it (a modal dialog is open): answer the dialog next")
+    if result.app_error is not None:
+        lines.append(f"app error {result.app_error.type}: {_clip(result.app_error.message, 200)}")
+    return "\n".join(lines)
+
+
+def wait_text(result: WaitResult) -> str:
+    what = node_line(result.node) if result.node is not None else "(no element)"
+    observed = json.dumps(result.observed, ensure_ascii=False)
+    return f"{result.condition} after {result.elapsed_ms} ms ({result.polls} polls): {what} observed={observed}"
+
+
+def set_property_text(result: SetPropertyResult) -> str:
+    before = json.dumps(result.previous_value, ensure_ascii=False)
+    after = json.dumps(result.new_value, ensure_ascii=False)
+    return f"{result.property} ({result.type_name}): {before} -> {after} [{result.value_source}] on {node_line(result.node)}"

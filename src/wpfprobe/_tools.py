@@ -17,7 +17,10 @@ from . import _text
 from ._engine import Engine, Target, Tier
 from ._errors import InvalidArgumentError
 from ._locators import MAX_LOCATOR_LENGTH
+from ._actions import CONDITIONS, MAX_TEXT_LENGTH, MAX_TIMEOUT_MS
+from ._convert import MAX_VALUE_LENGTH
 from ._models import (
+    ActionResult,
     Ancestor,
     ElementInfo,
     FindResults,
@@ -26,7 +29,9 @@ from ._models import (
     Property,
     PropertyCondition,
     SessionInfo,
+    SetPropertyResult,
     Tree,
+    WaitResult,
     Window,
     _Dto,
 )
@@ -114,6 +119,65 @@ class PropertiesArgs(_TargetArgs):
     include_defaults: bool = Field(default=False, alias="includeDefaults")
     cursor: CursorArg = None
     take: int = Field(default=100, ge=1, le=200)
+
+
+ModeArg = Annotated[
+    Literal["auto", "os"],
+    Field(
+        description="auto: through the toolkit, as a user would (automation peers, PerformClick, typed "
+        "characters); os: real OS mouse and keyboard events at the element's screen position."
+    ),
+]
+
+
+class ClickArgs(_TargetArgs):
+    mode: ModeArg = "auto"
+    button: Literal["left", "right", "middle"] = "left"
+    click_count: int = Field(default=1, ge=1, le=3, alias="clickCount")
+
+
+class TypeTextArgs(_TargetArgs):
+    text: str = Field(max_length=MAX_TEXT_LENGTH, description="Characters to type; \\n presses Enter.")
+    replace: bool = Field(default=True, description="Replace the current text (true) or type after it.")
+    mode: ModeArg = "auto"
+
+
+class SendKeysArgs(_TargetArgs):
+    keys: str = Field(
+        min_length=1,
+        max_length=1000,
+        description='Chords separated by spaces: "Ctrl+S", "Enter", "Shift+Tab", "Tab Tab Enter". '
+        "Without nodeId/locator they go to the focused element.",
+    )
+    mode: ModeArg = "auto"
+
+
+class SelectArgs(_TargetArgs):
+    item: str | None = Field(default=None, max_length=1000, description="The item's text (exact, then ignoring case).")
+    index: int | None = Field(default=None, ge=0, le=1_000_000)
+
+
+class ToggleArgs(_TargetArgs):
+    state: bool | None = Field(default=None, description="true checks, false unchecks; left out, it flips.")
+
+
+class WaitForArgs(_TargetArgs):
+    condition: Literal[
+        "exists", "gone", "visible", "hidden", "enabled", "disabled", "propertyEquals", "textMatches"
+    ] = "exists"
+    property: str | None = Field(default=None, max_length=200, description="For propertyEquals.")
+    value: str | None = Field(
+        default=None, max_length=1000, description="propertyEquals: the value; textMatches: a regular expression."
+    )
+    timeout_ms: int = Field(default=5000, ge=0, le=MAX_TIMEOUT_MS, alias="timeoutMs")
+
+
+class SetPropertyArgs(_TargetArgs):
+    property_name: str = Field(min_length=1, max_length=200, alias="propertyName")
+    value: str = Field(
+        max_length=MAX_VALUE_LENGTH,
+        description='The new value as text, InvariantCulture: "12", "true", "Red" or "#FF0000", "4,2,4,2", "Center".',
+    )
 
 
 class WindowList(_Dto):
@@ -227,6 +291,118 @@ def _screenshot(engine: Engine, args: _TargetArgs) -> ToolOutput:
     return ToolOutput(info, info.model_dump_json(by_alias=True), png=shot.png)
 
 
+def _click(engine: Engine, args: ClickArgs) -> ToolOutput:
+    result = engine.driver.click(args.target(), mode=args.mode, button=args.button, click_count=args.click_count)
+    return ToolOutput(result, _text.action_text(result))
+
+
+def _type_text(engine: Engine, args: TypeTextArgs) -> ToolOutput:
+    result = engine.driver.type_text(args.target(), args.text, replace=args.replace, mode=args.mode)
+    return ToolOutput(result, _text.action_text(result))
+
+
+def _send_keys(engine: Engine, args: SendKeysArgs) -> ToolOutput:
+    result = engine.driver.send_keys(args.optional_target(), args.keys, mode=args.mode)
+    return ToolOutput(result, _text.action_text(result))
+
+
+def _select(engine: Engine, args: SelectArgs) -> ToolOutput:
+    result = engine.driver.select(args.target(), item=args.item, index=args.index)
+    return ToolOutput(result, _text.action_text(result))
+
+
+def _toggle(engine: Engine, args: ToggleArgs) -> ToolOutput:
+    result = engine.driver.toggle(args.target(), state=args.state)
+    return ToolOutput(result, _text.action_text(result))
+
+
+def _focus(engine: Engine, args: _TargetArgs) -> ToolOutput:
+    result = engine.driver.focus(args.target())
+    return ToolOutput(result, _text.action_text(result))
+
+
+def _wait_for(engine: Engine, args: WaitForArgs) -> ToolOutput:
+    result = engine.driver.wait_for(
+        args.target(), args.condition, property=args.property, value=args.value, timeout_ms=args.timeout_ms
+    )
+    return ToolOutput(result, _text.wait_text(result))
+
+
+def _set_property(engine: Engine, args: SetPropertyArgs) -> ToolOutput:
+    result = engine.driver.set_property(args.target(), args.property_name, args.value)
+    return ToolOutput(result, _text.set_property_text(result))
+
+
+_ACTION_NOTE = (
+    " Returns what changed: the element's state before and after (text, checked, selection, enabled, "
+    "focus), the windows that opened or closed, and where focus went; completed=false means the app "
+    "opened a modal dialog and is waiting in it."
+)
+
+
+def interact_tools() -> list[ToolSpec]:
+    """The interact tier: input and waits."""
+    return [
+        ToolSpec(
+            "wpf_click", "interact", "Click",
+            "Click an element like a user: a button, menu item (by locator or path, e.g. the item of "
+            "File/Save As), check box or any control. Disabled, hidden, zero-size, covered or "
+            "modal-blocked elements are refused with ELEMENT_NOT_INTERACTABLE and the reason." + _ACTION_NOTE,
+            ClickArgs, ActionResult, _click, read_only=False,
+        ),
+        ToolSpec(
+            "wpf_type_text", "interact", "Type text",
+            "Focus a text box and type characters into it (the app's key and text handlers run), "
+            "replacing its text unless replace=false." + _ACTION_NOTE,
+            TypeTextArgs, ActionResult, _type_text, read_only=False,
+        ),
+        ToolSpec(
+            "wpf_send_keys", "interact", "Send keys",
+            "Press keys and shortcuts (Ctrl+S, Enter, Tab, Escape, F5...) on an element or on whatever has "
+            "focus." + _ACTION_NOTE,
+            SendKeysArgs, ActionResult, _send_keys, read_only=False,
+        ),
+        ToolSpec(
+            "wpf_select", "interact", "Select item",
+            "Select an item of a list, combo box or tab control by its text or index; an unknown item "
+            "lists the available ones." + _ACTION_NOTE,
+            SelectArgs, ActionResult, _select, read_only=False,
+        ),
+        ToolSpec(
+            "wpf_toggle", "interact", "Toggle",
+            "Check or uncheck a check box, radio button or checkable menu item (state), or flip it." + _ACTION_NOTE,
+            ToggleArgs, ActionResult, _toggle, read_only=False,
+        ),
+        ToolSpec(
+            "wpf_focus", "interact", "Focus",
+            "Give an element keyboard focus." + _ACTION_NOTE,
+            _TargetArgs, ActionResult, _focus, read_only=False,
+        ),
+        ToolSpec(
+            "wpf_wait_for", "interact", "Wait for",
+            "Wait until an element exists, is gone, visible, hidden, enabled, disabled, has a property "
+            "value (propertyEquals) or text matching a regex (textMatches). The locator is re-resolved on "
+            "every poll; the UI thread is free between polls. Returns the element; on timeout "
+            "OPERATION_TIMED_OUT with the last observed value.",
+            WaitForArgs, WaitResult, _wait_for,
+        ),
+    ]  # fmt: skip
+
+
+def mutate_tools() -> list[ToolSpec]:
+    """The mutate tier: setting properties."""
+    return [
+        ToolSpec(
+            "wpf_set_property", "mutate", "Set property",
+            "Set a property from text with a fixed converter table (InvariantCulture; string, bool, numbers, "
+            "enums, Thickness/Padding, Color, GridLength, Size, Point, Rect, Visibility, font values); the "
+            "app's own converters never run. Returns previousValue and newValue. Errors: PROPERTY_READ_ONLY, "
+            "UNSUPPORTED_PROPERTY_TYPE, TYPE_CONVERSION_FAILED (with the expected format), PROPERTY_REDACTED.",
+            SetPropertyArgs, SetPropertyResult, _set_property, read_only=False,
+        ),
+    ]  # fmt: skip
+
+
 def read_tools(*, tier: Tier) -> list[ToolSpec]:
     """The read tier, in the order an agent would use them."""
     return [
@@ -289,11 +465,15 @@ def read_tools(*, tier: Tier) -> list[ToolSpec]:
 
 
 # Tools of the higher tiers, named so that a direct call from a lower tier can
-# be refused with the right code even before they are listed.
-INTERACT_TOOLS = frozenset(
-    {"wpf_click", "wpf_type_text", "wpf_send_keys", "wpf_select", "wpf_toggle", "wpf_focus", "wpf_wait_for"}
-)
-MUTATE_TOOLS = frozenset({"wpf_set_property"})
+# be refused with the right code rather than "unknown tool".
+INTERACT_TOOLS = frozenset(spec.name for spec in interact_tools())
+MUTATE_TOOLS = frozenset(spec.name for spec in mutate_tools())
+
+
+def all_tools(*, tier: Tier) -> list[ToolSpec]:
+    """Every tool the tier allows, read tools first."""
+    specs = [*read_tools(tier=tier), *interact_tools(), *mutate_tools()]
+    return [s for s in specs if tier_allows(tier, s.tier)]
 
 
 def tier_allows(tier: Tier, needed: Tier) -> bool:

@@ -35,11 +35,13 @@ class Connection:
     toolkit: str
     app: Any
     same: Any
+    os_input: Any = None
 
 
 def connect(app: Any = None, *, timeout: float = 5.0, runtime: RuntimeKind | None = None) -> Connection:
     """Load or find the CLR, find the app's UI if ``app`` is None, and wire an adapter to it."""
     description = ensure_clr(runtime)
+    from . import _os_input  # noqa: PLC0415
     from ._objects import ClrObjectTable, same_object  # noqa: PLC0415
     from .toolkits import connect as connect_toolkit  # noqa: PLC0415
     from .toolkits import find_app  # noqa: PLC0415
@@ -49,4 +51,4 @@ def connect(app: Any = None, *, timeout: float = 5.0, runtime: RuntimeKind | Non
     adapter, ui, kind = connect_toolkit(app, timeout=timeout)
     # The object table is created on the UI thread: it is only ever used there.
     objects = ui.run(ClrObjectTable, timeout=timeout)
-    return Connection(adapter, ui, objects, description, kind, app, same_object)
+    return Connection(adapter, ui, objects, description, kind, app, same_object, _os_input)

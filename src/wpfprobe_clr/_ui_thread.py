@@ -104,6 +104,29 @@ class UiThread:
             ) from None
         return _unwrap(ok, value)
 
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` on the UI thread and return at once, even from the UI thread.
+
+        For work that may not return soon (an action whose handler opens a
+        modal dialog). ``fn`` must report its own outcome; anything it raises
+        is dropped here, since an exception escaping into the toolkit's loop
+        would end the app's message loop or show the app's error dialog.
+        """
+        work = self._wrap(fn)
+
+        def guarded() -> None:
+            try:
+                work()
+            except BaseException:  # noqa: BLE001, S110 - see the docstring
+                pass
+
+        try:
+            self._post(guarded)
+        except ProbeError:
+            raise
+        except Exception as exc:
+            raise _translate(exc) from exc
+
     def _wrap(self, fn: Callable[[], T]) -> Callable[[], T]:
         def work() -> T:
             if self._thread_id is None:

@@ -125,7 +125,7 @@ def test_find_by_criteria_and_property_conditions(probe: Any) -> None:
     # WPF's template parts inherit IsEnabled; the named elements are the app's own.
     assert [r.node.name for r in disabled.results if r.node.name] == ["disabledButton"]
     scoped = probe.find("Button", root="#buttonPanel")
-    assert {r.node.name for r in scoped.results} == {"saveButton", "disabledButton"}
+    assert {r.node.name for r in scoped.results} == {"saveButton", "disabledButton", "loadButton"}
     limited = probe.find("*", max_results=3)
     assert len(limited.results) == 3 and limited.truncated
 

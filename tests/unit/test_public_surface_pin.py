@@ -10,7 +10,10 @@ import wpfprobe.errors
 
 WPFPROBE_ALL = [
     "REDACTED",
+    "ActionResult",
+    "ActionState",
     "Ancestor",
+    "AppError",
     "ElementInfo",
     "ErrorCode",
     "FindResult",
@@ -28,8 +31,10 @@ WPFPROBE_ALL = [
     "RuntimeDescription",
     "Screenshot",
     "SessionInfo",
+    "SetPropertyResult",
     "Target",
     "Tree",
+    "WaitResult",
     "Window",
     "__version__",
     "attach",
@@ -40,17 +45,23 @@ ERRORS_ALL = [
     "AppNotAvailableError",
     "ClrUnavailableError",
     "DispatcherBusyError",
+    "ElementNotInteractableError",
     "ElementNotRenderableError",
     "ErrorCode",
+    "InputDisabledError",
     "InvalidArgumentError",
     "LocatorAmbiguousError",
     "LocatorNotFoundError",
+    "MutationDisabledError",
     "NodeNotFoundError",
     "OperationTimedOutError",
     "ProbeError",
     "PropertyNotFoundError",
+    "PropertyReadOnlyError",
     "PropertyRedactedError",
+    "TypeConversionFailedError",
     "UiThreadError",
+    "UnsupportedPropertyTypeError",
 ]
 
 
@@ -96,10 +107,17 @@ def test_error_classes_carry_their_spec_codes() -> None:
         e.PropertyRedactedError.code,
         e.ElementNotRenderableError.code,
         e.AppNotAvailableError.code,
+        e.ElementNotInteractableError.code,
+        e.InputDisabledError.code,
+        e.MutationDisabledError.code,
+        e.PropertyReadOnlyError.code,
+        e.TypeConversionFailedError.code,
+        e.UnsupportedPropertyTypeError.code,
     } == {
         "NODE_NOT_FOUND", "LOCATOR_NOT_FOUND", "LOCATOR_AMBIGUOUS", "INVALID_ARGUMENT", "DISPATCHER_BUSY",
         "OPERATION_TIMED_OUT", "PROPERTY_NOT_FOUND", "PROPERTY_REDACTED", "ELEMENT_NOT_RENDERABLE",
-        "APP_NOT_AVAILABLE",
+        "APP_NOT_AVAILABLE", "ELEMENT_NOT_INTERACTABLE", "INPUT_DISABLED", "MUTATION_DISABLED",
+        "PROPERTY_READ_ONLY", "TYPE_CONVERSION_FAILED", "UNSUPPORTED_PROPERTY_TYPE",
     }  # fmt: skip
 
 

@@ -16,35 +16,73 @@ import clr
 clr.AddReference("System.Windows.Forms")
 clr.AddReference("System.Drawing")
 
-from System import Action, Object  # noqa: E402
+from System import Action, ArgumentException, EventArgs, IntPtr, Object  # noqa: E402
 from System.ComponentModel import TypeDescriptor  # noqa: E402
-from System.Drawing import Bitmap, Graphics, Rectangle, Size  # noqa: E402
+from System.Drawing import Bitmap, Graphics, Point, Rectangle, Size  # noqa: E402
+from System.Reflection import BindingFlags, TargetInvocationException  # noqa: E402
 from System.Drawing.Imaging import ImageLockMode, PixelFormat  # noqa: E402
 from System.Threading import Thread  # noqa: E402
 from System.Windows.Forms import (  # noqa: E402
     AccessibleObject,
     Application,
+    CheckBox,
+    CheckState,
+    ComboBox,
+    ComboBoxStyle,
+    ContainerControl,
     Control,
     Form,
+    GetChildAtPointSkip,
+    IButtonControl,
+    Keys,
+    ListBox,
+    ListView,
     MaskedTextBox,
+    Message,
+    MouseButtons,
+    MouseEventArgs,
+    NumericUpDown,
+    ProgressBar,
+    RadioButton,
+    ScrollBar,
     SystemInformation,
+    TabControl,
     TextBox,
+    TextBoxBase,
     ToolStrip,
+    ToolStripComboBox,
+    ToolStripDropDown,
     ToolStripDropDownItem,
     ToolStripItem,
+    ToolStripMenuItem,
+    TrackBar,
 )
 
 from wpfprobe._adapter import (  # noqa: E402
+    ActionKind,
+    Blocker,
     Bounds,
     Capture,
     ElementState,
+    InputMode,
+    KeyChord,
+    MouseButton,
     Naming,
     PlainValue,
     PropertyDescriptor,
     PropertyReading,
     TreeType,
 )
-from wpfprobe._errors import AppNotAvailableError, ElementNotRenderableError  # noqa: E402
+from wpfprobe._convert import Converted, EnumSpec, conversion_error  # noqa: E402
+from wpfprobe._errors import (  # noqa: E402
+    AppNotAvailableError,
+    ElementNotInteractableError,
+    ElementNotRenderableError,
+    InvalidArgumentError,
+    PropertyReadOnlyError,
+)
+
+from .._build import build_value, enum_spec_of  # noqa: E402
 
 from .._ui_thread import UiThread, exception_identity  # noqa: E402
 from .._values import to_plain, type_full_name  # noqa: E402
@@ -63,7 +101,7 @@ _TEXT_FAST = object()
 
 class WinFormsAdapter:
     toolkit = "winforms"
-    capabilities = ("tree", "properties", "data-bindings", "menus", "screenshot")
+    capabilities = ("tree", "properties", "data-bindings", "menus", "screenshot", "input", "set-property")
 
     def __init__(self, main: Any) -> None:
         from System import WeakReference  # noqa: PLC0415
@@ -231,6 +269,359 @@ class WinFormsAdapter:
         # Binding failures are not recorded yet; nothing has been counted.
         return 0
 
+    # -- input -------------------------------------------------------------
+    def action_state(self, element: Any) -> dict[str, PlainValue]:
+        state: dict[str, PlainValue] = {}
+        if isinstance(element, CheckBox):
+            check = element.CheckState
+            state["checked"] = None if check == CheckState.Indeterminate else bool(element.Checked)
+        elif isinstance(element, RadioButton):
+            state["checked"] = bool(element.Checked)
+        elif isinstance(element, ToolStripMenuItem):
+            if element.CheckOnClick or element.Checked:
+                state["checked"] = bool(element.Checked)
+            if element.HasDropDownItems:
+                state["expanded"] = bool(element.DropDown.Visible)
+        if isinstance(element, ToolStripComboBox):
+            element = element.ComboBox
+        if isinstance(element, (ListBox, ComboBox)):
+            index = int(element.SelectedIndex)
+            state["selectedIndex"] = index
+            state["selectedItem"] = str(element.GetItemText(element.SelectedItem)) if index >= 0 else None
+            if isinstance(element, ComboBox):
+                state["expanded"] = bool(element.DroppedDown)
+        elif isinstance(element, TabControl):
+            index = int(element.SelectedIndex)
+            state["selectedIndex"] = index
+            state["selectedItem"] = str(element.SelectedTab.Text) if element.SelectedTab is not None else None
+        elif isinstance(element, ListView):
+            selected = list(element.SelectedIndices)
+            state["selectedIndex"] = int(selected[0]) if selected else -1
+            state["selectedItem"] = str(element.Items[int(selected[0])].Text) if selected else None
+        elif isinstance(element, (TrackBar, NumericUpDown, ProgressBar, ScrollBar)):
+            state["value"] = float(str(element.Value)) if isinstance(element, NumericUpDown) else int(element.Value)
+        return state
+
+    def blocker(self, element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
+        unsupported = _unsupported_reason(element, action)
+        if unsupported is not None:
+            return Blocker("unsupported", unsupported)
+        # Before the rest: a modal dialog disables the windows it blocks, and
+        # "modal" says what to do about it where "disabled" would not.
+        modal = self._modal_over(element)
+        if modal is not None:
+            return Blocker("modal", f"The modal dialog {_describe_element(modal)} is open.", modal)
+        if isinstance(element, ToolStripItem):
+            found = self._menu_blocker(element, mode)
+        else:
+            found = self._control_blocker(element, action)
+        if found is not None:
+            return found
+        if mode == "os" or action == "click":
+            return self._pointer_blocker(element, mode)
+        return None
+
+    def _control_blocker(self, element: Any, action: ActionKind) -> Blocker | None:
+        if not isinstance(element, Control):
+            return None
+        if not element.Visible:
+            return Blocker("hidden", "It, or a container it is in, is not visible.")
+        if not element.Enabled:
+            return Blocker("disabled", "It, or a container it is in, is disabled.")
+        if element.Width <= 0 or element.Height <= 0:
+            return Blocker("zero-size", f"Its size is {element.Width}x{element.Height}.")
+        if action == "type" and isinstance(element, TextBoxBase) and element.ReadOnly:
+            return Blocker("read-only", "It is a read-only text box.")
+        return None
+
+    def _menu_blocker(self, item: Any, mode: InputMode) -> Blocker | None:
+        # A user reaches a menu item by opening each menu above it: the whole
+        # chain must be enabled and present, and the menu bar shown.
+        chain = []
+        current = item
+        while current is not None:
+            chain.append(current)
+            current = current.OwnerItem
+        for link in chain:
+            if not link.Available:
+                return Blocker("hidden", f"The menu item {_describe_element(link)} is not shown.")
+            if not link.Enabled:
+                return Blocker("disabled", f"The menu item {_describe_element(link)} is disabled.")
+        strip = chain[-1].Owner
+        if strip is None or not strip.Visible:
+            return Blocker("hidden", "The menu it belongs to is not shown.")
+        if not strip.Enabled:
+            return Blocker("disabled", "The menu it belongs to is disabled.")
+        if mode == "os" and not item.Visible:
+            return Blocker("hidden", "Its drop-down is closed; OS input needs it open (click the menu above it).")
+        return None
+
+    def _modal_over(self, element: Any) -> Any | None:
+        form = _form_of(element)
+        for other in Application.OpenForms:
+            if other.IsDisposed or not other.Visible or not other.Modal:
+                continue
+            if form is None or Object.ReferenceEquals(other, form) or _owned_by(form, other):
+                continue
+            return other
+        return None
+
+    def _pointer_blocker(self, element: Any, mode: InputMode) -> Blocker | None:
+        point = self.click_point(element)
+        if point is None:
+            if isinstance(element, ToolStripItem) and mode != "os":
+                return None  # PerformClick reaches an item in a closed drop-down
+            return Blocker("offscreen", "It has no position on screen.")
+        screen = SystemInformation.VirtualScreen
+        x, y = point
+        if not (screen.X <= x < screen.X + screen.Width and screen.Y <= y < screen.Y + screen.Height):
+            return Blocker("offscreen", f"Its centre ({x}, {y}) is outside the screen.")
+        hit = self._hit(element, x, y)
+        if hit is not None and not _is_self_or_descendant(element, hit):
+            return Blocker("covered", f"{_describe_element(hit)} is on top of its centre.", hit)
+        return None
+
+    def _hit(self, element: Any, x: int, y: int) -> Any | None:
+        """The topmost control (or tool strip item) under a screen point, within the element's window."""
+        owner = element.Owner if isinstance(element, ToolStripItem) else element
+        root = owner.TopLevelControl if isinstance(owner, Control) else None
+        if root is None:
+            return None
+        current = root
+        skip = GetChildAtPointSkip.Invisible
+        while True:
+            child = current.GetChildAtPoint(current.PointToClient(Point(x, y)), skip)
+            if child is None:
+                break
+            current = child
+        if isinstance(current, ToolStrip):
+            item = current.GetItemAt(current.PointToClient(Point(x, y)))
+            if item is not None:
+                return item
+        return current
+
+    def click_point(self, element: Any) -> tuple[int, int] | None:
+        box = self.bounds(element)
+        if box is None or box.width <= 0 or box.height <= 0:
+            return None
+        return box.x + box.width // 2, box.y + box.height // 2
+
+    def focused_element(self) -> Any | None:
+        forms = self.roots()
+        active = Form.ActiveForm
+        if active is not None:
+            forms.insert(0, active)
+        fallback = None
+        for form in forms:
+            if form.IsDisposed or not form.Visible:
+                continue
+            control = form
+            while isinstance(control, ContainerControl) and control.ActiveControl is not None:
+                control = control.ActiveControl
+            if control is form:
+                continue
+            if control.Focused:
+                return control
+            fallback = fallback or control
+        return fallback
+
+    def click(self, element: Any, *, button: MouseButton, count: int) -> None:
+        if isinstance(element, ToolStripItem):
+            if button != "left":
+                raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
+            self._click_menu_item(element)
+            return
+        if button == "left" and count == 1 and isinstance(element, (IButtonControl, RadioButton)):
+            element.PerformClick()
+            return
+        self._mouse(element, button, count)
+
+    def _click_menu_item(self, item: Any) -> None:
+        if isinstance(item, ToolStripDropDownItem) and item.HasDropDownItems:
+            # A menu with items opens; its parents open first, as the user would.
+            self._open_menu_chain(item.OwnerItem)
+            item.ShowDropDown()
+            return
+        # A real click closes the menus before the item's handler runs, so a
+        # dialog the handler opens is not drawn under an open drop-down.
+        owner = item.Owner
+        if isinstance(owner, ToolStripDropDown):
+            top = item
+            while top.OwnerItem is not None:
+                top = top.OwnerItem
+            if isinstance(top, ToolStripDropDownItem):
+                top.HideDropDown()
+            owner.Close()
+        item.PerformClick()
+
+    def _open_menu_chain(self, item: Any) -> None:
+        chain = []
+        while item is not None:
+            chain.append(item)
+            item = item.OwnerItem
+        for link in reversed(chain):
+            if isinstance(link, ToolStripDropDownItem) and link.HasDropDownItems and not link.DropDown.Visible:
+                link.ShowDropDown()
+
+    def _mouse(self, element: Any, button: MouseButton, count: int) -> None:
+        which = {"left": MouseButtons.Left, "right": MouseButtons.Right, "middle": MouseButtons.Middle}[button]
+        x, y = max(element.Width // 2, 0), max(element.Height // 2, 0)
+        for n in range(1, count + 1):
+            args = MouseEventArgs(which, n, x, y, 0)
+            _protected(element, "OnMouseDown", args)
+            _protected(element, "OnMouseUp", args)
+            if button == "left":
+                _protected(element, "OnClick", EventArgs.Empty)
+            _protected(element, "OnMouseClick", args)
+            if n == 2:
+                if button == "left":
+                    _protected(element, "OnDoubleClick", EventArgs.Empty)
+                _protected(element, "OnMouseDoubleClick", args)
+        if button == "right" and element.ContextMenuStrip is not None:
+            element.ContextMenuStrip.Show(element, Point(x, y))
+
+    def type_text(self, element: Any, text: str, *, replace: bool) -> None:
+        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+        self._take_focus(target)
+        if replace:
+            if isinstance(target, TextBoxBase):
+                target.SelectAll()
+                if not text:
+                    target.SelectedText = ""
+            else:
+                target.Text = ""
+        if not target.IsHandleCreated:
+            target.Text = (target.Text if not replace else "") + text
+            return
+        for ch in text.replace("\r\n", "\n"):
+            if ch == "\n" and not (isinstance(target, TextBoxBase) and target.Multiline):
+                self._press(target, KeyChord((), "Enter"))  # a single-line box: Enter, as a user would press it
+                continue
+            code = "\r" if ch == "\n" else ch
+            _deliver(target, _WM_CHAR, ord(code) if ord(code) < 0x10000 else 0xFFFD)
+
+    def send_keys(self, element: Any | None, chords: tuple[KeyChord, ...]) -> None:
+        target = element
+        if target is None:
+            target = self.focused_element()
+        elif isinstance(target, Control):
+            self._take_focus(target)
+        if not isinstance(target, Control):
+            raise ElementNotInteractableError(
+                "Keys go to a control; nothing with keyboard focus was found.",
+                suggestion="Pass the control that should get the keys (nodeId or locator).",
+                detail={"reason": "unsupported"},
+            )
+        for chord in chords:
+            self._press(target, chord)
+            # Focus may move (Tab); the next key goes where it went.
+            target = self.focused_element() or target
+
+    def _press(self, control: Any, chord: KeyChord) -> None:
+        """One key press as the message loop delivers it: command keys, dialog keys, then the control."""
+        code = _key_code(chord.key)
+        modifiers = _modifier_keys(chord.modifiers)
+        data = Keys(int(code) | int(modifiers))
+        message = Message.Create(control.Handle, _WM_KEYDOWN, IntPtr(int(code)), IntPtr.Zero)
+        # ProcessCmdKey and ProcessDialogKey take the modifiers as data: the
+        # message loop would read them from the real keyboard, which the probe
+        # does not press. Menu shortcuts, Tab, Enter (AcceptButton) live here.
+        handled = bool(_protected(control, "ProcessCmdKey", message, data))
+        if not handled and not _protected(control, "IsInputKey", data):
+            handled = bool(_protected(control, "ProcessDialogKey", data))
+        if handled:
+            return
+        _deliver(control, _WM_KEYDOWN, int(code))
+        char = _char_of(chord)
+        if char is not None:
+            _deliver(control, _WM_CHAR, ord(char))
+        _deliver(control, _WM_KEYUP, int(code))
+
+    def select(self, element: Any, *, item: str | None, index: int | None) -> None:
+        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+        if isinstance(target, (ListBox, ComboBox)):
+            texts = [str(target.GetItemText(i)) for i in target.Items]
+        elif isinstance(target, TabControl):
+            texts = [str(p.Text) for p in target.TabPages]
+        elif isinstance(target, ListView):
+            texts = [str(i.Text) for i in target.Items]
+        else:
+            raise _cannot(element, "select", "Use wpf_click or wpf_toggle for this element.")
+        chosen = _choose(texts, item, index)
+        if isinstance(target, ListView):
+            target.SelectedIndices.Clear()
+            target.Items[chosen].Selected = True
+            target.Items[chosen].Focused = True
+        else:
+            target.SelectedIndex = chosen
+
+    def toggle(self, element: Any, *, state: bool | None) -> None:
+        if isinstance(element, RadioButton):
+            if state is False:
+                raise InvalidArgumentError(
+                    "A radio button is unchecked by checking another one in its group.",
+                    suggestion="Toggle the radio button that should be checked (state=true).",
+                )
+            if not element.Checked:
+                element.PerformClick()
+            return
+        if isinstance(element, ToolStripMenuItem):
+            if state is None or bool(element.Checked) != state:
+                if element.CheckOnClick:
+                    self._click_menu_item(element)
+                else:
+                    element.Checked = not element.Checked if state is None else state
+            return
+        if isinstance(element, CheckBox):
+            # Clicks, as a user would: a three-state box may need two to get there.
+            for _ in range(3 if state is not None else 1):
+                if state is not None and bool(element.Checked) == state and element.CheckState != CheckState.Indeterminate:
+                    return
+                _protected(element, "OnClick", EventArgs.Empty)
+            return
+        raise _cannot(element, "toggle", "Only check boxes, radio buttons and checkable menu items toggle.")
+
+    def focus(self, element: Any) -> None:
+        if isinstance(element, ToolStripItem):
+            element.Select()
+            return
+        self._take_focus(element)
+        if not element.ContainsFocus and not _is_active_control(element):
+            raise _cannot(element, "focus", "It cannot take keyboard focus (not selectable).")
+
+    def _take_focus(self, control: Any) -> None:
+        form = control.FindForm()
+        if form is not None and Form.ActiveForm is None:
+            form.Activate()
+        if not control.Focus():
+            # Without a window manager (Xvfb) the form may not be active, so
+            # Focus() refuses; selecting it still makes it the form's active control.
+            control.Select()
+
+    # -- mutation ----------------------------------------------------------
+    def enum_spec(self, prop: PropertyDescriptor) -> EnumSpec | None:
+        pd = prop.handle
+        if pd is None or pd is _TEXT_FAST:
+            return None
+        return enum_spec_of(pd.PropertyType)
+
+    def set_value(self, element: Any, prop: PropertyDescriptor, value: Converted) -> None:
+        pd = prop.handle
+        if pd is _TEXT_FAST:
+            pd = TypeDescriptor.GetProperties(element).Find(prop.name, True)
+        if pd is None or pd.IsReadOnly:
+            raise PropertyReadOnlyError(f"{prop.name} is read-only.", suggestion="Set a writable property instead.")
+        built = build_value(value, pd.PropertyType)
+        try:
+            pd.SetValue(element, built)
+        except (ArgumentException, TargetInvocationException) as exc:
+            inner = getattr(exc, "InnerException", None) or exc
+            if not isinstance(inner, ArgumentException) and not isinstance(exc, ArgumentException):
+                raise
+            raise conversion_error(
+                prop.type_name, "the property refused the value", toolkit="winforms", property_name=prop.name
+            ) from None
+
     # -- pixels ------------------------------------------------------------
     def _capture_rect(self, element: Any) -> Bounds | None:
         if isinstance(element, Form) and element.Parent is None and not sys.platform.startswith("win"):
@@ -283,6 +674,160 @@ class WinFormsAdapter:
         finally:
             bmp.Dispose()
         return Capture(width, height, "BGRA", pixels, stride)
+
+
+# -- input helpers -----------------------------------------------------------
+
+_WM_KEYDOWN = 0x0100
+_WM_KEYUP = 0x0101
+_WM_CHAR = 0x0102
+_INSTANCE = BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public
+_KEY_NAMES = {
+    "Enter": "Return", "Escape": "Escape", "Backspace": "Back", "PageUp": "PageUp", "PageDown": "PageDown",
+    "Tab": "Tab", "Delete": "Delete", "Insert": "Insert", "Home": "Home", "End": "End", "Left": "Left",
+    "Right": "Right", "Up": "Up", "Down": "Down", "Space": "Space",
+}  # fmt: skip
+_CHARS = {"Enter": "\r", "Tab": "\t", "Space": " ", "Backspace": "\b", "Escape": "\x1b"}
+
+
+def _key_code(name: str) -> Any:
+    if len(name) == 1 and name.isdigit():
+        return getattr(Keys, f"D{name}")
+    return getattr(Keys, _KEY_NAMES.get(name, name))
+
+
+def _modifier_keys(modifiers: tuple[str, ...]) -> Any:
+    value = 0
+    for m in modifiers:
+        value |= int({"ctrl": Keys.Control, "shift": Keys.Shift, "alt": Keys.Alt, "meta": Keys.LWin}[m])
+    return Keys(value)
+
+
+def _char_of(chord: KeyChord) -> str | None:
+    """The character a chord types (WM_CHAR), or None: Ctrl and Alt chords type nothing."""
+    if "ctrl" in chord.modifiers or "alt" in chord.modifiers or "meta" in chord.modifiers:
+        return None
+    if len(chord.key) == 1:
+        return chord.key if "shift" in chord.modifiers or chord.key.isdigit() else chord.key.lower()
+    return _CHARS.get(chord.key)
+
+
+_methods: dict[str, Any] = {}
+
+
+def _protected(control: Any, name: str, *args: Any) -> Any:
+    """Call a protected Control member (OnClick, ProcessCmdKey...) the way the framework itself does."""
+    from System import Array  # noqa: PLC0415
+
+    arity = len(args)
+    key = f"{name}/{arity}"
+    method = _methods.get(key)
+    if method is None:
+        candidates = [m for m in clr.GetClrType(Control).GetMethods(_INSTANCE) if m.Name == name and len(m.GetParameters()) == arity]
+        if not candidates:
+            raise AttributeError(f"Control has no method {name} taking {arity} arguments")
+        method = _methods[key] = candidates[0]
+    return method.Invoke(control, Array[Object](list(args)))
+
+
+def _deliver(control: Any, msg: int, wparam: int) -> None:
+    """Hand one window message to the control's own WndProc, as dispatching it would."""
+    _protected(control, "WndProc", Message.Create(control.Handle, msg, IntPtr(wparam), IntPtr.Zero))
+
+
+def _unsupported_reason(element: Any, action: ActionKind) -> str | None:
+    if action == "type":
+        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+        if isinstance(target, ComboBox) and target.DropDownStyle == ComboBoxStyle.DropDownList:
+            return "It is a drop-down list without a text box; choose an item with wpf_select."
+        if not isinstance(target, (TextBoxBase, ComboBox, NumericUpDown)):
+            return "It takes no typed text."
+    elif action == "select":
+        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+        if not isinstance(target, (ListBox, ComboBox, TabControl, ListView)):
+            return "It has no items to select."
+    elif action == "toggle":
+        if not isinstance(element, (CheckBox, RadioButton, ToolStripMenuItem)):
+            return "It is not a check box, radio button or checkable menu item."
+    elif action in ("focus", "keys") and not isinstance(element, (Control, ToolStripItem)):
+        return "It cannot take keyboard focus."
+    return None
+
+
+def _choose(texts: list[str], item: str | None, index: int | None) -> int:
+    if index is not None:
+        if index >= len(texts):
+            raise InvalidArgumentError(
+                f"index {index} is out of range: there are {len(texts)} items.",
+                suggestion="Pass an index from 0 to the item count minus one, or the item's text.",
+                detail={"count": len(texts), "items": texts[:50]},
+            )
+        return index
+    assert item is not None
+    for candidates in (texts, [t.lower() for t in texts]):
+        wanted = item if candidates is texts else item.lower()
+        if wanted in candidates:
+            return candidates.index(wanted)
+    raise InvalidArgumentError(
+        f"No item has the text {item!r}.",
+        suggestion="Pick one of detail.items (exact text, case-insensitive), or pass index.",
+        detail={"count": len(texts), "items": texts[:50]},
+    )
+
+
+def _cannot(element: Any, what: str, suggestion: str) -> ElementNotInteractableError:
+    return ElementNotInteractableError(
+        f"{_describe_element(element)} does not support {what}.",
+        suggestion=suggestion,
+        detail={"reason": "unsupported"},
+    )
+
+
+def _describe_element(element: Any) -> str:
+    name = getattr(element, "Name", None)
+    kind = type(element).__name__
+    return f"{kind}#{name}" if name else kind
+
+
+def _form_of(element: Any) -> Any | None:
+    if isinstance(element, ToolStripItem):
+        owner = element
+        while isinstance(owner, ToolStripItem) and owner.OwnerItem is not None:
+            owner = owner.OwnerItem
+        strip = owner.Owner if isinstance(owner, ToolStripItem) else None
+        return strip.FindForm() if strip is not None else None
+    if isinstance(element, Form):
+        return element
+    if isinstance(element, Control):
+        return element.FindForm()
+    return None
+
+
+def _owned_by(form: Any, owner: Any) -> bool:
+    current = form.Owner
+    while current is not None:
+        if Object.ReferenceEquals(current, owner):
+            return True
+        current = current.Owner
+    return False
+
+
+def _is_self_or_descendant(element: Any, hit: Any) -> bool:
+    if Object.ReferenceEquals(element, hit):
+        return True
+    if isinstance(element, Control) and isinstance(hit, Control):
+        return bool(element.Contains(hit))
+    return False
+
+
+def _is_active_control(control: Any) -> bool:
+    form = control.FindForm()
+    current = form
+    while isinstance(current, ContainerControl) and current.ActiveControl is not None:
+        current = current.ActiveControl
+        if Object.ReferenceEquals(current, control):
+            return True
+    return False
 
 
 def _is_password_box(element: Any) -> bool:
