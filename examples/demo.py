@@ -6,8 +6,12 @@ It starts the example app on its own UI thread (WinForms under a private
 Xvfb on Linux, WPF on Windows), calls ``wpfprobe.start`` in it, connects the
 official MCP client over HTTP with the bearer token, and prints what an agent
 sees: the tools, the windows, the tree in its compact form, one element's
-properties, a search; it saves the screenshot it got through MCP under
-artifacts/ and closes everything it started.
+properties, a search. Then it uses the app as an agent would, through MCP
+alone (the probe allows input): fills in the name, presses Save, waits for
+the status, and answers the Save As dialog a menu item opens. It saves the
+screenshot it got through MCP under artifacts/ and closes everything it
+started. The input is recorded in the audit log under a temporary
+WPFPROBE_HOME, which the demo verifies and removes.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import importlib.util
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -68,6 +74,18 @@ async def agent_session(url: str, token: str) -> None:
             await call(client, "wpf_get_properties", {"locator": "#passwordBox", "filter": "Text"})
             await call(client, "wpf_find_elements", {"locator": "Button[IsEnabled=false]"})
             await call(client, "wpf_get_visual_tree", {"maxDepth": 99})
+            # Using the app: each action answers with what changed.
+            await call(client, "wpf_type_text", {"locator": "#nameBox", "text": "Grace"})
+            await call(client, "wpf_click", {"locator": "#saveButton"})
+            await call(
+                client, "wpf_wait_for",
+                {"locator": "#statusLabel", "condition": "propertyEquals", "property": "Text", "value": "Saved Grace"},
+            )  # fmt: skip
+            await call(client, "wpf_click", {"locator": "#disabledButton"})
+            await call(client, "wpf_click", {"locator": "menu:File/Save As"})
+            await call(client, "wpf_type_text", {"locator": "#fileNameBox", "text": "grace.txt"})
+            await call(client, "wpf_click", {"locator": "#okButton"})
+            await call(client, "wpf_inspect_element", {"locator": "#statusLabel"})
             shot = await call(client, "wpf_capture_screenshot", {})
             image = next(b for b in shot.content if b.type == "image")
             ARTIFACTS.mkdir(exist_ok=True)
@@ -82,13 +100,15 @@ def main() -> int:
     from wpfprobe.testing import virtual_display
 
     kind = "wpf" if sys.platform.startswith("win") else "winforms"
-    with virtual_display() as display:
+    home = tempfile.TemporaryDirectory(prefix="wpfprobe-demo-")
+    os.environ["WPFPROBE_HOME"] = home.name  # the demo's manifest, audit key and log stay out of yours
+    with home, virtual_display() as display:
         wpfprobe_clr.ensure_clr()
         example = load_example(kind)
         app = example.start_in_background()
         try:
             started = time.perf_counter()
-            handle = wpfprobe.start(app.app, name="wpfprobe-demo")
+            handle = wpfprobe.start(app.app, name="wpfprobe-demo", allow="interact")
             took = (time.perf_counter() - started) * 1000
             heading("wpfprobe.start(app)")
             print(f"{kind} example on display {display or '(desktop)'}; MCP server up in {took:.0f} ms")
@@ -98,8 +118,16 @@ def main() -> int:
             print(f'  claude mcp add --transport http wpfprobe-demo {handle.url} --header "Authorization: Bearer $TOKEN"')
             try:
                 asyncio.run(agent_session(handle.url or "", handle.token or ""))
+                log = handle.probe.engine.driver.audit_log()
             finally:
                 handle.stop()
+            if log is not None:
+                from wpfprobe.audit import verify  # noqa: PLC0415
+
+                heading("the audit log of that input")
+                lines = log.path.read_text().splitlines()
+                print(f"{log.path.name}: {len(lines)} entries, e.g.\n{lines[0]}")
+                print(verify(log.path).summary())
         finally:
             # The UI thread must end before the interpreter does.
             app.close()

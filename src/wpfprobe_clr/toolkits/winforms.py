@@ -431,6 +431,8 @@ class WinFormsAdapter:
                 raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
             self._click_menu_item(element)
             return
+        if button == "left" and element.CanSelect:
+            self._take_focus(element)  # a pointer click focuses what it clicks
         if button == "left" and count == 1 and isinstance(element, (IButtonControl, RadioButton)):
             element.PerformClick()
             return
