@@ -3,14 +3,20 @@
 Run it with ``python examples/wpf_app.py``, or import it and call ``start_in_background()``: the
 integration tests do that. The element names are the shared example contract:
 ``examples/winforms_app.py`` uses the same ones, so the same tests run on both:
-mainWindow, menuBar/fileMenu/saveAsMenuItem/exitMenuItem, formPanel (holding
-fieldsTable and buttonPanel), nameBox, passwordBox, greetingLabel, brokenLabel,
-statusLabel, itemsList, saveButton, disabledButton, hiddenLabel.
+mainWindow, menuBar/fileMenu/saveMenuItem (Ctrl+S)/saveAsMenuItem/exitMenuItem,
+formPanel (holding fieldsTable and buttonPanel), nameBox, passwordBox,
+greetingLabel, brokenLabel, statusLabel, itemsList, sizeCombo, subscribeCheck,
+saveButton (the window's default button), disabledButton, loadButton (sets the
+status 600 ms later), coveredButton under coverPanel, hiddenLabel; Save As
+opens the modal saveAsDialog with fileNameBox, okButton and cancelButton.
+Every action a test drives reports itself in statusLabel.
 
-What it shows: a menu, nested layout, a working data binding (``greetingLabel``
-follows ``nameBox`` through the DataContext), a broken one (``brokenLabel``),
-a style DataTrigger (``statusLabel`` turns red while ``nameBox`` is empty), a
-password box, a non-virtualized list, a disabled button and a collapsed label.
+What it shows: a menu with a key binding, nested layout, a working data binding
+(``greetingLabel`` follows ``nameBox`` through the DataContext), a broken one
+(``brokenLabel``), a style DataTrigger (``statusLabel`` turns red while
+``nameBox`` is empty), a password box, a non-virtualized list, a combo box, a
+check box, a disabled button, a button covered by a panel, a timer, a modal
+dialog and a collapsed label.
 
 WPF types are imported by name and every WPF-typed variable is annotated, so
 ``tests/unit/wpf_surface.py`` can check this file against the WPF API.
@@ -31,9 +37,29 @@ from System import Action, TimeSpan  # noqa: E402
 from System.Data import DataTable  # noqa: E402
 from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
 from System.Windows import Application, RoutedEventArgs, ShutdownMode, Window  # noqa: E402
-from System.Windows.Controls import Button, MenuItem, PasswordBox, TextBlock, TextBox  # noqa: E402
+from System.Windows.Controls import (  # noqa: E402
+    Button,
+    CheckBox,
+    ComboBox,
+    ComboBoxItem,
+    ListBox,
+    ListBoxItem,
+    MenuItem,
+    PasswordBox,
+    SelectionChangedEventArgs,
+    TextBlock,
+    TextBox,
+)
+from System.Windows.Input import (  # noqa: E402
+    ApplicationCommands,
+    CommandBinding,
+    ExecutedRoutedEventArgs,
+    Key,
+    KeyBinding,
+    ModifierKeys,
+)
 from System.Windows.Markup import XamlReader  # noqa: E402
-from System.Windows.Threading import Dispatcher, DispatcherPriority  # noqa: E402
+from System.Windows.Threading import Dispatcher, DispatcherPriority, DispatcherTimer  # noqa: E402
 
 T = TypeVar("T")
 
@@ -46,10 +72,11 @@ XAML = r"""
 <Window xmlns="http://schemas.microsoft.com/winfx/2006/xaml/presentation"
         xmlns:x="http://schemas.microsoft.com/winfx/2006/xaml"
         x:Name="mainWindow" Title="wpfprobe demo"
-        Width="480" Height="470" WindowStartupLocation="CenterScreen">
+        Width="480" Height="620" WindowStartupLocation="CenterScreen">
   <DockPanel>
     <Menu x:Name="menuBar" DockPanel.Dock="Top">
       <MenuItem x:Name="fileMenu" Header="File">
+        <MenuItem x:Name="saveMenuItem" Header="Quick Save" InputGestureText="Ctrl+S"/>
         <MenuItem x:Name="saveAsMenuItem" Header="Save As"/>
         <Separator/>
         <MenuItem x:Name="exitMenuItem" Header="Exit"/>
@@ -90,15 +117,59 @@ XAML = r"""
         <ListBoxItem Content="Banana"/>
         <ListBoxItem Content="Cherry"/>
       </ListBox>
+      <ComboBox x:Name="sizeCombo" Width="120" Margin="4" HorizontalAlignment="Left" SelectedIndex="0">
+        <ComboBoxItem Content="Small"/>
+        <ComboBoxItem Content="Medium"/>
+        <ComboBoxItem Content="Large"/>
+      </ComboBox>
+      <CheckBox x:Name="subscribeCheck" Content="Subscribe" Margin="4"/>
       <StackPanel x:Name="buttonPanel" Orientation="Horizontal">
-        <Button x:Name="saveButton" Content="Save" Width="90" Margin="4"/>
+        <Button x:Name="saveButton" Content="Save" Width="90" Margin="4" IsDefault="True"/>
         <Button x:Name="disabledButton" Content="Disabled" Width="90" Margin="4" IsEnabled="False"/>
+        <Button x:Name="loadButton" Content="Load" Width="90" Margin="4"/>
         <TextBlock x:Name="hiddenLabel" Text="Hidden" Visibility="Collapsed"/>
       </StackPanel>
+      <!-- A panel drawn over a button (later children of a Grid cell are on top):
+           the button is there, but no click reaches it. -->
+      <Grid HorizontalAlignment="Left" Margin="4">
+        <Button x:Name="coveredButton" Content="Covered" Width="90" Margin="4"/>
+        <Border x:Name="coverPanel" Background="SteelBlue" Width="110" Height="36"/>
+      </Grid>
     </StackPanel>
   </DockPanel>
 </Window>
 """
+
+
+SAVE_AS_XAML = r"""
+<Window xmlns="http://schemas.microsoft.com/winfx/2006/xaml/presentation"
+        xmlns:x="http://schemas.microsoft.com/winfx/2006/xaml"
+        x:Name="saveAsDialog" Title="Save As" Width="320" Height="140"
+        WindowStartupLocation="CenterOwner" ResizeMode="NoResize" ShowInTaskbar="False">
+  <StackPanel Margin="10">
+    <TextBox x:Name="fileNameBox" Text="untitled.txt" Margin="0,0,0,10"/>
+    <StackPanel Orientation="Horizontal" HorizontalAlignment="Right">
+      <Button x:Name="okButton" Content="OK" Width="75" Margin="0,0,8,0" IsDefault="True"/>
+      <Button x:Name="cancelButton" Content="Cancel" Width="75" IsCancel="True"/>
+    </StackPanel>
+  </StackPanel>
+</Window>
+"""
+
+
+def build_save_as_dialog(status: TextBlock) -> Window:
+    """The Save As dialog; OK reports the file name in the main window's status and closes it."""
+    dialog: Window = XamlReader.Parse(SAVE_AS_XAML.strip())
+    file_name: TextBox = dialog.FindName("fileNameBox")
+    ok: Button = dialog.FindName("okButton")
+
+    def on_ok(sender: Any, args: RoutedEventArgs) -> None:
+        status.Text = f"Saved as {file_name.Text}"
+        dialog.Close()
+
+    # cancelButton needs no handler: IsCancel closes a dialog shown with ShowDialog.
+    ok.Click += on_ok
+    return dialog
 
 
 def build() -> Window:
@@ -119,21 +190,76 @@ def build() -> Window:
     name_box: TextBox = window.FindName("nameBox")
     status: TextBlock = window.FindName("statusLabel")
     save: Button = window.FindName("saveButton")
+    load: Button = window.FindName("loadButton")
+    covered: Button = window.FindName("coveredButton")
+    save_item: MenuItem = window.FindName("saveMenuItem")
     save_as: MenuItem = window.FindName("saveAsMenuItem")
     exit_item: MenuItem = window.FindName("exitMenuItem")
+    items_list: ListBox = window.FindName("itemsList")
+    size_combo: ComboBox = window.FindName("sizeCombo")
+    subscribe: CheckBox = window.FindName("subscribeCheck")
+    timer: DispatcherTimer = DispatcherTimer()
+    timer.Interval = TimeSpan.FromMilliseconds(600)
 
     def on_save(sender: Any, args: RoutedEventArgs) -> None:
         status.Text = f"Saved {name_box.Text}"
 
+    def on_save_command(sender: Any, args: ExecutedRoutedEventArgs) -> None:
+        status.Text = f"Saved {name_box.Text}"
+
     def on_save_as(sender: Any, args: RoutedEventArgs) -> None:
-        status.Text = "Save As..."
+        dialog = build_save_as_dialog(status)
+        dialog.Owner = window
+        dialog.ShowDialog()
 
     def on_exit(sender: Any, args: RoutedEventArgs) -> None:
         window.Close()
 
+    def on_load(sender: Any, args: RoutedEventArgs) -> None:
+        status.Text = "Loading"
+        timer.Start()
+
+    def on_tick(sender: Any, args: Any) -> None:
+        timer.Stop()
+        status.Text = "Loaded"
+
+    def on_covered(sender: Any, args: RoutedEventArgs) -> None:
+        status.Text = "Covered clicked"
+
+    def on_subscribed(sender: Any, args: RoutedEventArgs) -> None:
+        status.Text = "Subscribed"
+
+    def on_unsubscribed(sender: Any, args: RoutedEventArgs) -> None:
+        status.Text = "Unsubscribed"
+
+    def on_item(sender: Any, args: SelectionChangedEventArgs) -> None:
+        selected = items_list.SelectedItem
+        if isinstance(selected, ListBoxItem):
+            status.Text = f"Selected {selected.Content}"
+
+    def on_size(sender: Any, args: SelectionChangedEventArgs) -> None:
+        selected = size_combo.SelectedItem
+        if isinstance(selected, ComboBoxItem):
+            status.Text = f"Size {selected.Content}"
+
+    # Ctrl+S and the Quick Save menu item run ApplicationCommands.Save, which the
+    # window handles as saveButton's click does.
+    save_command = CommandBinding(ApplicationCommands.Save)
+    save_command.Executed += on_save_command
+    window.CommandBindings.Add(save_command)
+    window.InputBindings.Add(KeyBinding(ApplicationCommands.Save, Key.S, ModifierKeys.Control))
+    save_item.Command = ApplicationCommands.Save
+
     save.Click += on_save
     save_as.Click += on_save_as
     exit_item.Click += on_exit
+    load.Click += on_load
+    timer.Tick += on_tick
+    covered.Click += on_covered
+    subscribe.Checked += on_subscribed
+    subscribe.Unchecked += on_unsubscribed
+    items_list.SelectionChanged += on_item
+    size_combo.SelectionChanged += on_size
     return window
 
 

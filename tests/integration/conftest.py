@@ -97,9 +97,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 MCP_UI_TIMEOUT = 1.0  # seconds the server waits for the UI thread before DISPATCHER_BUSY
 
 
-@pytest.fixture(scope="session")
-def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A private WPFPROBE_HOME for the session's server, set before it starts."""
+@pytest.fixture(scope="session", autouse=True)
+def wpfprobe_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A private WPFPROBE_HOME for the whole session: manifests, the audit key and
+    the audit log of every action a test performs stay out of the user's own."""
     home = tmp_path_factory.mktemp("wpfprobe-home")
     previous = os.environ.get("WPFPROBE_HOME")
     os.environ["WPFPROBE_HOME"] = str(home)
@@ -110,6 +111,12 @@ def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             os.environ.pop("WPFPROBE_HOME", None)
         else:
             os.environ["WPFPROBE_HOME"] = previous
+
+
+@pytest.fixture(scope="session")
+def mcp_home(wpfprobe_home: Path) -> Path:
+    """Where the session's server writes its manifest."""
+    return wpfprobe_home
 
 
 @pytest.fixture(scope="session")
