@@ -15,6 +15,7 @@ outcome; never the text typed or the value set), from the caller's thread.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -43,6 +44,8 @@ from ._redaction import REDACTED
 if TYPE_CHECKING:
     from ._audit import AuditLog
     from ._engine import Engine, Target, _Hop
+
+_log = logging.getLogger("wpfprobe.actions")
 
 Mode = Literal["auto", "os"]
 Condition = Literal[
@@ -334,9 +337,6 @@ class Driver:
             assert os is not None and self._os is not None
             os(self._os, prepared["point"])
             time.sleep(engine.settings.os_input_settle)
-        else:
-            # One empty hop first: messages the handler posted run before the result is read.
-            engine._hop(lambda h: None)
 
         def observe(h: _Hop) -> dict[str, Any]:
             el = h.objects.get(prepared["nodeId"])
@@ -350,6 +350,9 @@ class Driver:
             }
 
         try:
+            if mode == "toolkit":
+                # One empty hop first: messages the handler posted run before the result is read.
+                engine._hop(lambda h: None)
             seen = engine._hop(observe)
         except DispatcherBusyError as err:
             err.detail["delivered"] = True
@@ -415,17 +418,22 @@ class _AuditScope:
         self._target = target.describe() if target is not None else None
         self._action = action
         self._prop = prop
+        self._log: AuditLog | None = None
 
     def __enter__(self) -> None:
-        return None
+        # Opened before acting: an action that could not be audited is not performed.
+        self._log = self._driver.audit_log()
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
-        outcome = "ok" if exc is None else (exc.code if isinstance(exc, ProbeError) else "INTERNAL")
-        log = self._driver.audit_log()
-        if log is None:
+        if self._log is None:
             return
+        outcome = "ok" if exc is None else (exc.code if isinstance(exc, ProbeError) else "INTERNAL")
         prop = self._prop if self._prop and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]{0,127}", self._prop) else None
-        log.record(self._tool, target=self._target, action=self._action, property=prop, outcome=outcome)
+        try:
+            self._log.record(self._tool, target=self._target, action=self._action, property=prop, outcome=outcome)
+        except Exception:
+            # The input has happened and its result must still reach the caller.
+            _log.exception("could not append to the audit log %s", self._log.path)
 
 
 # -- helpers (run on the UI thread unless said otherwise) ----------------------
