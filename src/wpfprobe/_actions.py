@@ -299,7 +299,9 @@ class Driver:
                     "No element has keyboard focus to send the keys to.",
                     suggestion="Pass nodeId or locator to name the element that should get the keys.",
                 )
-            blocker = h.adapter.blocker(el, kind, mode)
+            # Keys to whatever has focus need no pointer: nothing is clicked first.
+            pointer_free = kind == "keys" and target is None
+            blocker = h.adapter.blocker(el, kind, "toolkit" if pointer_free else mode)
             if blocker is not None:
                 raise _not_interactable(h, el, kind, blocker)
             point = None

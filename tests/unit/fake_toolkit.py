@@ -8,6 +8,15 @@ thread affinity is real: ``FakeUiThread.is_ui_thread`` compares thread idents.
 
 Every property has a counting getter (``FakeProp.calls``), so tests can prove
 that a secret's getter never ran.
+
+The input half is programmable per element: ``on_click`` (run by ``click`` on
+the UI thread), ``on_action`` (run after every action with its kind),
+``checked``/``checkable`` for toggles, ``items``/``selected`` for selectors,
+``covered_by`` and ``read_only`` for blockers. ``UiWorker.pump_until`` runs a
+nested message loop from inside a handler (a modal dialog), and ``FakeOsInput``
+records OS-mode input. Tests that act must keep the audit log out of the real
+home: pass ``ProbeSettings(audit_log=tmp_path / ..., audit_key_file=tmp_path / ...)``
+or ``audit=False`` (the default here).
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import contextlib
 import itertools
 import queue
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,16 +34,23 @@ import pytest
 
 from wpfprobe._adapter import (
     Bounds,
+    ActionKind,
+    Blocker,
     Capture,
     ElementState,
+    InputMode,
+    KeyChord,
+    MouseButton,
     Naming,
+    PlainValue,
     PropertyDescriptor,
     PropertyReading,
     TreeType,
 )
 from wpfprobe._api import Probe
+from wpfprobe._convert import Converted, EnumSpec
 from wpfprobe._engine import Engine
-from wpfprobe._errors import DispatcherBusyError, ElementNotRenderableError
+from wpfprobe._errors import DispatcherBusyError, ElementNotRenderableError, InvalidArgumentError
 from wpfprobe._settings import ProbeSettings
 
 # -- elements ------------------------------------------------------------------
@@ -55,6 +72,10 @@ TEXT_PROPERTIES: dict[str, tuple[str, str]] = {
     "TextBox": ("Text", "System.String"),
     "TextBlock": ("Text", "System.String"),
     "PasswordBox": ("Password", "System.String"),
+    "MenuItem": ("Header", "System.Object"),
+    "RadioButton": ("Content", "System.Object"),
+    "ComboBoxItem": ("Content", "System.Object"),
+    "TabItem": ("Header", "System.Object"),
 }
 
 
@@ -75,6 +96,9 @@ class FakeProp:
         binding_error: str | None = None,
         runtime_type: str | None = None,
         secret: bool = False,
+        setter: Callable[[FakeElement, Any], None] | None = None,
+        enum_members: dict[str, int] | None = None,
+        flags: bool = False,
     ) -> None:
         self.name = name
         self.type_name = type_name
@@ -87,11 +111,24 @@ class FakeProp:
         self.binding_error = binding_error
         self.runtime_type = runtime_type
         self.secret = secret
+        self.setter = setter
+        self.enum_members = enum_members
+        self.flags = flags
         self.calls = 0
+        #: Every Converted that set_value stored here, in order.
+        self.sets: list[Converted] = []
 
     def read(self, element: FakeElement) -> Any:
         self.calls += 1
         return self.getter(element) if self.getter is not None else self.value
+
+    def write(self, element: FakeElement, value: Any) -> None:
+        """Store a plain value (through ``setter`` when the value lives on the element)."""
+        if self.setter is not None:
+            self.setter(element, value)
+        else:
+            self.value = value
+        self.source = "local"
 
     def descriptor(self, element: FakeElement) -> PropertyDescriptor:
         return PropertyDescriptor(
@@ -126,6 +163,14 @@ class FakeElement:
         props: tuple[FakeProp, ...] | list[FakeProp] = (),
         children: tuple[FakeElement, ...] | list[FakeElement] = (),
         common_props: bool = True,
+        on_click: Callable[[FakeElement], Any] | None = None,
+        on_action: Callable[[FakeElement, str], Any] | None = None,
+        checkable: bool | None = None,
+        checked: bool | None = False,
+        items: list[str] | None = None,
+        selected: int = -1,
+        covered_by: FakeElement | None = None,
+        read_only: bool = False,
     ) -> None:
         self.type_name = type_name
         self.full_type_name = f"{namespace}.{type_name}"
@@ -139,7 +184,22 @@ class FakeElement:
         self.visual_only = visual_only
         self.data_context = data_context
         self.binding_errors = binding_errors
-        self.bounds = bounds if bounds is not None else Bounds(10, 20, 100, 30)
+        self.bounds: Bounds | None = bounds if bounds is not None else Bounds(10, 20, 100, 30)
+        # -- input (all test-programmable; see FakeAdapter's input half) --
+        #: Run by FakeAdapter.click on the UI thread, with this element.
+        self.on_click = on_click
+        #: Run after every action on this element with its kind ("click", "type", ...).
+        self.on_action = on_action
+        self.checkable = checkable if checkable is not None else type_name in CHECKABLE_TYPES
+        self.checked = checked
+        #: Item texts of a selector; None: the texts of its children for SELECTOR_TYPES, else not a selector.
+        self.items = items
+        self.selected = selected
+        #: An element on top of this one's click point (blocker "covered").
+        self.covered_by = covered_by
+        self.read_only = read_only
+        #: Chords FakeAdapter.send_keys pressed on this element.
+        self.keys: list[KeyChord] = []
         self.disposed = False
         self.parent: FakeElement | None = None
         self.children: list[FakeElement] = []
@@ -148,8 +208,9 @@ class FakeElement:
         if type_name in TEXT_PROPERTIES:
             tname, ttype = TEXT_PROPERTIES[type_name]
             self.text_prop = FakeProp(
-                tname, ttype, getter=lambda el: el.text, source="local" if text else "default"
-            )
+                tname, ttype, getter=lambda el: el.text, source="local" if text else "default",
+                setter=lambda el, v: setattr(el, "text", v),
+            )  # fmt: skip
             self.props[tname.lower()] = self.text_prop
         if common_props:
             for prop in (
@@ -158,12 +219,13 @@ class FakeElement:
                 FakeProp("ActualWidth", "System.Double", 100.0, category="Layout", read_only=True, source="default"),
                 FakeProp(
                     "IsEnabled", "System.Boolean", getter=lambda el: el.enabled,
-                    source="default" if enabled else "local",
+                    source="default" if enabled else "local", setter=lambda el, v: setattr(el, "enabled", bool(v)),
                 ),
                 FakeProp(
                     "Visibility", "System.Windows.Visibility",
                     getter=lambda el: "Visible" if el.visible else "Collapsed",
                     category="Appearance", source="default" if visible else "local",
+                    setter=lambda el, v: setattr(el, "visible", v in ("Visible", 0)),
                 ),
                 FakeProp("Name", "System.String", getter=lambda el: el.name or "", source="local" if name else "default"),
                 FakeProp("Tag", "System.Object", None, source="default"),
@@ -192,9 +254,23 @@ class FakeElement:
     def prop(self, name: str) -> FakeProp:
         return self.props[name.lower()]
 
+    def item_texts(self) -> list[str] | None:
+        """The items ``select`` chooses from, or None if this is not a selector."""
+        if self.items is not None:
+            return self.items
+        if self.type_name in SELECTOR_TYPES:
+            return [str(kid.text) for kid in self.children]
+        return None
+
     def __repr__(self) -> str:
         ident = f"#{self.name}" if self.name else ""
         return f"<{self.type_name}{ident} {self.text!r}>"
+
+
+#: Element types that toggle unless told otherwise (``checkable=``).
+CHECKABLE_TYPES = frozenset({"CheckBox", "RadioButton", "ToggleButton"})
+#: Element types whose children's texts are their items unless ``items=`` is given.
+SELECTOR_TYPES = frozenset({"ListBox", "ComboBox", "TabControl", "ListView"})
 
 
 class FakeApp:
@@ -207,6 +283,13 @@ class FakeApp:
         window.dispose()
         if self.active is window:
             self.active = None
+
+    def open(self, window: FakeElement, *, activate: bool = True) -> FakeElement:
+        """Show a new top-level window (a dialog), made active unless told otherwise."""
+        self.windows.append(window)
+        if activate:
+            self.active = window
+        return window
 
 
 # -- the adapter ---------------------------------------------------------------
@@ -221,6 +304,10 @@ class FakeAdapter:
     def __init__(self, app: FakeApp) -> None:
         self.app = app
         self.calls: dict[str, int] = {}
+        #: Every input action performed: (kind, element, arguments, thread ident).
+        self.actions: list[tuple[str, Any, dict[str, Any], int]] = []
+        #: Every set_value: (element, property name, Converted).
+        self.set_values: list[tuple[Any, str, Converted]] = []
 
     def _count(self, name: str) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
@@ -327,6 +414,160 @@ class FakeAdapter:
         data = bytes([255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255])
         return Capture(2, 2, "BGRA", data, 8)
 
+    # -- input (interact tier) ---------------------------------------------
+
+    def action_state(self, element: Any) -> dict[str, PlainValue]:
+        self._count("action_state")
+        state: dict[str, PlainValue] = {}
+        if element.checkable:
+            state["checked"] = element.checked
+        items = element.item_texts()
+        if items is not None:
+            state["selectedIndex"] = element.selected
+            state["selectedItem"] = items[element.selected] if 0 <= element.selected < len(items) else None
+        return state
+
+    def blocker(self, element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
+        """Like the WPF adapter's: unsupported, hidden, disabled, zero-size, read-only, then the pointer."""
+        self._count("blocker")
+        if action == "set":
+            return None
+        if action == "select" and element.item_texts() is None:
+            return Blocker("unsupported", f"A {element.type_name} has no items to select.")
+        if action == "toggle" and not element.checkable:
+            return Blocker("unsupported", f"A {element.type_name} cannot be checked.")
+        if not self.state(element).visible:
+            return Blocker("hidden", "It, or an element it is in, is collapsed or hidden.")
+        el = element
+        while el is not None:
+            if not el.enabled:
+                return Blocker("disabled", "It, or an element it is in, is disabled.")
+            el = el.parent
+        if element.bounds is not None and (element.bounds.width <= 0 or element.bounds.height <= 0):
+            return Blocker("zero-size", f"Its size is {element.bounds.width} x {element.bounds.height}.")
+        if action == "type" and element.read_only:
+            return Blocker("read-only", "It is a read-only text box.")
+        if mode == "os" or action == "click":
+            if mode == "os" and self.click_point(element) is None:
+                return Blocker("offscreen", "It has no point on screen to click.")
+            if element.covered_by is not None:
+                return Blocker("covered", f"{element.covered_by!r} is on top of its centre.", element.covered_by)
+        return None
+
+    def click_point(self, element: Any) -> tuple[int, int] | None:
+        self._count("click_point")
+        b = element.bounds
+        if b is None or b.width <= 0 or b.height <= 0 or not self.state(element).visible:
+            return None
+        return b.x + b.width // 2, b.y + b.height // 2
+
+    def focused_element(self) -> Any | None:
+        self._count("focused_element")
+        for window in self.roots():
+            for el in iter_elements(window):
+                if el.focused:
+                    return el
+        return None
+
+    def _record(self, kind: str, element: Any, **args: Any) -> None:
+        self.actions.append((kind, element, args, threading.get_ident()))
+
+    def _done(self, element: Any, kind: str) -> None:
+        if element is not None and element.on_action is not None:
+            element.on_action(element, kind)
+
+    def click(self, element: Any, *, button: MouseButton, count: int) -> None:
+        self._count("click")
+        self._record("click", element, button=button, count=count)
+        if element.on_click is not None:
+            element.on_click(element)
+        self._done(element, "click")
+
+    def type_text(self, element: Any, text: str, *, replace: bool) -> None:
+        self._count("type_text")
+        self._record("type", element, text=text, replace=replace)
+        self._move_focus(element)
+        element.text = text if replace else (element.text or "") + text
+        self._done(element, "type")
+
+    def send_keys(self, element: Any | None, chords: tuple[KeyChord, ...]) -> None:
+        self._count("send_keys")
+        self._record("keys", element, chords=chords)
+        if element is not None:
+            self._move_focus(element)
+        target = element if element is not None else self.focused_element()
+        if target is not None:
+            target.keys.extend(chords)
+        self._done(target, "keys")
+
+    def select(self, element: Any, *, item: str | None, index: int | None) -> None:
+        self._count("select")
+        self._record("select", element, item=item, index=index)
+        items = element.item_texts() or []
+        if item is not None:
+            if item not in items:
+                raise InvalidArgumentError(
+                    f"{element.type_name} has no item {item!r}.",
+                    suggestion="Pass the text of one of its items.",
+                    detail={"itemCount": len(items)},
+                )
+            element.selected = items.index(item)
+        else:
+            assert index is not None
+            if not 0 <= index < len(items):
+                raise InvalidArgumentError(
+                    f"index {index} is out of range: {element.type_name} has {len(items)} items.",
+                    detail={"itemCount": len(items)},
+                )
+            element.selected = index
+        self._done(element, "select")
+
+    def toggle(self, element: Any, *, state: bool | None) -> None:
+        self._count("toggle")
+        self._record("toggle", element, state=state)
+        element.checked = (not element.checked) if state is None else state
+        self._done(element, "toggle")
+
+    def focus(self, element: Any) -> None:
+        self._count("focus")
+        self._record("focus", element)
+        self._move_focus(element)
+        self._done(element, "focus")
+
+    def _move_focus(self, element: Any) -> None:
+        for window in self.roots():
+            for el in iter_elements(window):
+                el.focused = False
+        element.focused = True
+
+    # -- mutation (mutate tier) ----------------------------------------------
+
+    def enum_spec(self, prop: PropertyDescriptor) -> EnumSpec | None:
+        self._count("enum_spec")
+        fake: FakeProp = prop.handle
+        if fake.enum_members is None:
+            return None
+        return EnumSpec(tuple(fake.enum_members), tuple(fake.enum_members.values()), fake.flags)
+
+    def set_value(self, element: Any, prop: PropertyDescriptor, value: Converted) -> None:
+        self._count("set_value")
+        fake: FakeProp = prop.handle
+        self.set_values.append((element, prop.name, value))
+        fake.sets.append(value)
+        fake.write(element, plain_of(value, fake))
+
+
+def plain_of(value: Converted, prop: FakeProp | None = None) -> Any:
+    """The plain Python value a Converted stands for (an enum as its member name when known)."""
+    if value.kind == "null":
+        return None
+    if value.kind == "enum" and prop is not None and prop.enum_members is not None and not prop.flags:
+        by_value = {v: k for k, v in prop.enum_members.items()}
+        return by_value.get(int(value.parts[0]), value.parts[0])
+    if len(value.parts) == 1:
+        return value.parts[0]
+    return value.parts
+
 
 # -- the object table ----------------------------------------------------------
 
@@ -383,6 +624,8 @@ class UiWorker:
         self.ident: int | None = None
         self.errors: list[str] = []
         self.executed = 0
+        #: How many nested loops (pump_until) are running right now.
+        self.nesting = 0
 
     def start(self) -> UiWorker:
         self._thread.start()
@@ -396,13 +639,45 @@ class UiWorker:
             item = self._queue.get()
             if item is _STOP:
                 return
-            try:
-                item()
-            except BaseException as exc:  # noqa: BLE001 - a posted callable must not kill the loop
-                self.errors.append(f"{type(exc).__name__}: {exc}")
-            finally:
-                self.executed += 1
-                item = None  # hold nothing between calls
+            self._execute(item)
+            item = None  # hold nothing between calls
+
+    def _execute(self, item: Callable[[], Any]) -> None:
+        try:
+            item()
+        except BaseException as exc:  # noqa: BLE001 - a posted callable must not kill the loop
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.executed += 1
+
+    def pump_until(self, done: threading.Event, timeout: float = 10.0) -> bool:
+        """Run queued callables from inside a running one until ``done`` is set: a nested loop.
+
+        Models a modal dialog (ShowDialog, a message box): the handler that opened
+        it does not return, yet the thread keeps taking messages. Call it only on
+        this worker's thread. Returns False on timeout or when the worker is being
+        stopped (the stop request stays queued for the outer loop).
+        """
+        assert self.is_current(), "pump_until runs only on the fake UI thread"
+        self.nesting += 1
+        try:
+            deadline = time.monotonic() + timeout
+            while not done.is_set():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                try:
+                    item = self._queue.get(timeout=min(remaining, 0.02))
+                except queue.Empty:
+                    continue
+                if item is _STOP:
+                    self._queue.put(_STOP)
+                    return False
+                self._execute(item)
+                item = None
+            return True
+        finally:
+            self.nesting -= 1
 
     def post(self, fn: Callable[[], Any]) -> None:
         self._queue.put(fn)
@@ -422,6 +697,9 @@ class FakeUiThread:
         self.worker = worker
         self.default_timeout = default_timeout
         self.runs = 0
+        self.posts = 0
+        #: What posted callables raised: dropped like the real UiThread.post does, kept here for tests.
+        self.dropped: list[BaseException] = []
 
     @property
     def thread_id(self) -> int | None:
@@ -451,6 +729,18 @@ class FakeUiThread:
         if ok:
             return value
         raise value
+
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` and return at once, even from the UI thread; its exceptions are dropped."""
+        self.posts += 1
+
+        def guarded() -> None:
+            try:
+                fn()
+            except BaseException as exc:  # noqa: BLE001 - as the real UiThread.post: never reaches the loop
+                self.dropped.append(exc)
+
+        self.worker.post(guarded)
 
 
 # -- the demo app ----------------------------------------------------------------
@@ -588,30 +878,89 @@ def iter_elements(root: FakeElement | FakeApp) -> Iterator[FakeElement]:
         stack.extend(reversed(el.children))
 
 
+# -- OS input ------------------------------------------------------------------
+
+
+class FakeOsInput:
+    """The OsInput protocol, recording calls (made off the UI thread) instead of sending events.
+
+    ``reason`` is what ``available()`` answers (None: available). ``on_click``,
+    ``on_type`` and ``on_keys`` let a test model what the OS delivers to the app.
+    """
+
+    def __init__(self, reason: str | None = None) -> None:
+        self.reason = reason
+        self.calls: list[tuple[Any, ...]] = []
+        self.threads: list[int] = []
+        self.on_click: Callable[[int, int], Any] | None = None
+        self.on_type: Callable[[str], Any] | None = None
+        self.on_keys: Callable[[Any], Any] | None = None
+
+    def available(self) -> str | None:
+        return self.reason
+
+    def click(self, x: int, y: int, *, button: MouseButton = "left", count: int = 1) -> None:
+        self.calls.append(("click", x, y, button, count))
+        self.threads.append(threading.get_ident())
+        if self.on_click is not None:
+            self.on_click(x, y)
+
+    def type_text(self, text: str) -> None:
+        self.calls.append(("type_text", text))
+        self.threads.append(threading.get_ident())
+        if self.on_type is not None:
+            self.on_type(text)
+
+    def send_keys(self, chords: Any) -> None:
+        self.calls.append(("send_keys", tuple(chords)))
+        self.threads.append(threading.get_ident())
+        if self.on_keys is not None:
+            self.on_keys(chords)
+
+
 # -- wiring ----------------------------------------------------------------------
+
+#: The harness's default: no audit log, so no test writes into the real home.
+DEFAULT_SETTINGS = ProbeSettings(audit=False)
 
 
 class Harness:
-    """An app, a UI thread, an object table and an engine wired together."""
+    """An app, a UI thread, an object table and an engine wired together.
 
-    def __init__(self, app: FakeApp | None = None, settings: ProbeSettings | None = None) -> None:
+    Without ``settings`` auditing is off. Settings that audit must name both
+    ``audit_log`` and ``audit_key_file`` (in tmp_path): otherwise the first
+    audited action fails the test instead of writing into the real home.
+    """
+
+    def __init__(
+        self,
+        app: FakeApp | None = None,
+        settings: ProbeSettings | None = None,
+        os_input: FakeOsInput | None = None,
+    ) -> None:
         self.app = app if app is not None else build_app()
         self.worker = UiWorker().start()
         self.ui = FakeUiThread(self.worker)
         self.objects = FakeObjectTable(ui=self.ui)
         self.adapter = FakeAdapter(self.app)
+        self.os_input = os_input
+        settings = settings or DEFAULT_SETTINGS
         self.engine = Engine(
             adapter=self.adapter,
             ui=self.ui,
             objects=self.objects,
-            settings=settings or ProbeSettings(),
+            settings=settings,
             app_name="Fake Demo",
             same=lambda a, b: a is b,
+            os_input=os_input,
         )
+        if settings.audit and (settings.audit_log is None or settings.audit_key_file is None):
+            self.engine.driver.audit_log = _refuse_home_audit  # type: ignore[method-assign]
         self.probe = Probe(self.engine)
 
     def close(self) -> None:
         self.worker.stop()
+        self.engine.driver.close()
         assert not self.worker.errors, self.worker.errors
 
     def id_of(self, element: FakeElement) -> str:
@@ -619,9 +968,18 @@ class Harness:
         return self.ui.run(lambda: self.objects.id_for(element))
 
 
+def _refuse_home_audit() -> None:
+    raise AssertionError(
+        "This test audits into the real home: pass ProbeSettings(audit_log=tmp_path / ..., "
+        "audit_key_file=tmp_path / ...) or audit=False."
+    )
+
+
 @contextlib.contextmanager
-def harness(app: FakeApp | None = None, settings: ProbeSettings | None = None) -> Iterator[Harness]:
-    h = Harness(app, settings)
+def harness(
+    app: FakeApp | None = None, settings: ProbeSettings | None = None, os_input: FakeOsInput | None = None
+) -> Iterator[Harness]:
+    h = Harness(app, settings, os_input)
     try:
         yield h
     finally:
