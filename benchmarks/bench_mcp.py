@@ -25,6 +25,18 @@ figure means. There are no timing assertions: it exits 0 when every part ran.
    example app and of the big form, in characters/4 and, when the optional
    ``bpe-openai`` package is installed (its wheel ships the BPE files; tiktoken
    downloads them at run time, which fails offline), in real BPE tokens.
+5. Actions: once the reads are done, a strip of controls is added to the big
+   form (a Button whose Click sets a Label's text, a TextBox, a CheckBox, a
+   ComboBox, a Label) and a server built with ``tier="mutate"`` (plus the
+   no-op) takes every action tool round after round beside the no-op floor:
+   wpf_click (toolkit, by node id and by locator), wpf_type_text, wpf_toggle,
+   wpf_select, wpf_focus, wpf_send_keys "Tab", wpf_wait_for (condition exists,
+   one poll), wpf_set_property, and wpf_click mode="os" (xdotool; it includes
+   the fixed ``os_input_settle`` sleep, shown apart). The audit append (a
+   file write and fsync per action) is inside each round trip; the log goes to
+   a temporary ``WPFPROBE_HOME`` set for the whole run and is verified at the
+   end. Then the driver is called directly, with its UI-thread hops and audit
+   appends timed, to show where an action's time goes.
 
 Internal entry (parts 2 and 3): ``bench_mcp.py --child`` runs the example app
 with the probe in it and obeys commands on stdin.
@@ -162,6 +174,7 @@ class Call:
     tool: str
     args: dict[str, Any]
     every: int = 1  # call in one round out of `every` (slow tools)
+    vary: Callable[[int], dict[str, Any]] | None = None  # per-round arguments (actions), else `args`
     times: list[float] = field(default_factory=list)
     handler: list[float] = field(default_factory=list)
     paced: list[float] = field(default_factory=list)
@@ -416,6 +429,12 @@ def run_latency(controls: int, calls: int, tok: Tokenizers, paced: int) -> dict[
         }  # fmt: skip
         for v in variants.values():
             del v["runtime"], v["big_form_tokens"]
+        # Part 5, on the same form once the reads are done: a few controls of its own,
+        # so that the reads above measured exactly --controls controls.
+        print("[bench] part 5: action round trips ...", file=sys.stderr, flush=True)
+        clicks = loop.call(lambda: add_action_controls(form)).result
+        loop.call(lambda: None)  # the layout and paint messages of the new controls have run
+        out["actions"] = run_actions(probe, calls=calls, clicks=clicks, controls=info.controls)
         h.close_form(loop, form)
         return out
     finally:
@@ -435,6 +454,392 @@ def _last_check(form: Any) -> str:
     if not best[1]:
         raise RuntimeError("the benchmark form has no named CheckBox")
     return best[1]
+
+
+# -- part 5: action round trips against the floor -----------------------------------
+
+ACTION_NAMES = {  # role -> the name of the control part 5 adds
+    "button": "benchClickButton",
+    "label": "benchClickLabel",
+    "box": "benchTypeBox",
+    "check": "benchToggleCheck",
+    "combo": "benchCombo",
+    "status": "benchStatusLabel",
+}
+OS_SLOW_MS = 100.0  # an OS click slower than this is timed every other round
+NOT_AUDITED = frozenset({NOOP, "wpf_wait_for"})  # waits read; every other action tool appends an entry
+
+
+def add_action_controls(form: Any) -> dict[str, int]:
+    """A strip of controls for part 5 over the form's top-left corner (call on the UI thread).
+
+    The benchmark form has no ComboBox, and its buttons share one name and have no
+    handler, so part 5 adds its own: a Button whose Click sets a Label's text and
+    counts (to check that OS clicks landed), a TextBox, a CheckBox, a ComboBox of
+    four items and a Label for wpf_set_property. Returns the click counter.
+    """
+    from System.Drawing import Point, Size  # noqa: PLC0415
+    from System.Windows.Forms import (  # noqa: PLC0415
+        Button,
+        CheckBox,
+        ComboBox,
+        ComboBoxStyle,
+        Label,
+        Panel,
+        TextBox,
+    )
+
+    clicks = {"n": 0}
+    panel = Panel()
+    panel.Name = "benchActions"
+    panel.Location = Point(8, 8)  # the form is not scrolled: client coordinates as given
+    panel.Size = Size(720, 30)
+
+    def add(cls: Any, role: str, text: str | None, x: int, width: int) -> Any:
+        c = cls()
+        c.Name = ACTION_NAMES[role]
+        if text is not None:
+            c.Text = text
+        c.Location = Point(x, 4)
+        c.Size = Size(width, 22)
+        panel.Controls.Add(c)
+        return c
+
+    button = add(Button, "button", "Click", 4, 70)
+    label = add(Label, "label", "not clicked", 80, 110)
+    add(TextBox, "box", "", 196, 120)
+    add(CheckBox, "check", "Check", 322, 70)
+    combo = add(ComboBox, "combo", None, 398, 110)
+    combo.DropDownStyle = ComboBoxStyle.DropDownList
+    for item in ("Alpha", "Beta", "Gamma", "Delta"):
+        combo.Items.Add(item)
+    combo.SelectedIndex = 0
+    add(Label, "status", "status", 514, 200)
+
+    def on_click(sender: Any, args: Any) -> None:  # cheap, as the brief of part 5 says
+        clicks["n"] += 1
+        label.Text = f"clicked {clicks['n']}"
+
+    button.Click += on_click
+    form.Controls.Add(panel)
+    panel.BringToFront()  # over section0, so nothing covers the button's centre (mode="os")
+    return clicks
+
+
+def action_plan(ids: dict[str, str]) -> list[Call]:
+    """Every action tool once per round; the floor first, the OS click last."""
+    return [
+        Call(f"{NOOP} (floor)", NOOP, {}),
+        Call("wpf_click nodeId (Button)", "wpf_click", {"nodeId": ids["button"]}),
+        Call("wpf_click locator", "wpf_click", {"locator": f"#{ACTION_NAMES['button']}"}),
+        Call("wpf_type_text replace=true (7 ch)", "wpf_type_text", {},
+             vary=lambda r: {"nodeId": ids["box"], "text": f"typed {r % 10}", "replace": True}),
+        Call("wpf_toggle (CheckBox, flip)", "wpf_toggle", {"nodeId": ids["check"]}),
+        Call("wpf_select (ComboBox, index 0/1)", "wpf_select", {},
+             vary=lambda r: {"nodeId": ids["combo"], "index": r % 2}),
+        Call("wpf_focus (TextBox)", "wpf_focus", {"nodeId": ids["box"]}),
+        Call('wpf_send_keys "Tab" (TextBox)', "wpf_send_keys", {"nodeId": ids["box"], "keys": "Tab"}),
+        Call("wpf_wait_for exists nodeId", "wpf_wait_for",
+             {"nodeId": ids["label"], "condition": "exists", "timeoutMs": 2000}),
+        Call("wpf_wait_for exists locator", "wpf_wait_for",
+             {"locator": f"#{ACTION_NAMES['label']}", "condition": "exists", "timeoutMs": 2000}),
+        Call("wpf_set_property Label.Text", "wpf_set_property", {},
+             vary=lambda r: {"nodeId": ids["status"], "propertyName": "Text", "value": f"set {r % 2}"}),
+        Call('wpf_click mode="os" (Button)', "wpf_click", {"nodeId": ids["button"], "mode": "os"}),
+    ]  # fmt: skip
+
+
+async def action_session(url: str, token: str, *, calls: int) -> dict[str, Any]:
+    """Part 5 over MCP: each round calls the no-op and every action once (the OS click maybe every other)."""
+    import httpx2  # noqa: PLC0415
+    from mcp import Client  # noqa: PLC0415
+    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+
+    capture = HandlerTimes()
+    server_log = logging.getLogger("wpfprobe.server")
+    server_log.addHandler(capture)
+    old_level, old_propagate = server_log.level, server_log.propagate
+    server_log.setLevel(logging.INFO)
+    server_log.propagate = False
+    try:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
+            async with Client(streamable_http_client(url, http_client=http)) as client:
+                listed = await client.list_tools()
+
+                async def call(tool: str, args: dict[str, Any]) -> Any:
+                    result = await client.call_tool(tool, args)
+                    if result.is_error:
+                        raise RuntimeError(f"{tool}({args}) failed: {result_text(result)}")
+                    return result
+
+                ids = {}
+                for role, name in ACTION_NAMES.items():
+                    found = await call("wpf_find_elements", {"name": name})
+                    ids[role] = found.structured_content["results"][0]["node"]["nodeId"]
+                plan = action_plan(ids)
+                counts = {"clicks": 0, "audited": 0}
+                polls: list[int] = []
+
+                async def once(c: Call, rnd: int, *, timed_run: bool) -> float:
+                    args = c.vary(rnd) if c.vary else c.args
+                    capture.records.clear()
+                    ms, result = await timed(lambda: call(c.tool, args))
+                    counts["clicks"] += c.tool == "wpf_click"
+                    counts["audited"] += c.tool not in NOT_AUDITED
+                    if c.tool == "wpf_wait_for":
+                        polls.append(int(result.structured_content["polls"]))
+                    c.sample = result
+                    if timed_run:
+                        c.times.append(ms)
+                        mine = [r for r in capture.records if r[0] == c.tool]
+                        if mine:
+                            c.handler.append(mine[-1][2])
+                    return ms
+
+                for rnd in range(3):  # warm-up
+                    for c in plan:
+                        await once(c, rnd, timed_run=False)
+                os_click = plan[-1]
+                if min([await once(os_click, 0, timed_run=False) for _ in range(2)]) > OS_SLOW_MS:
+                    os_click.every = 2
+                for rnd in range(calls):
+                    for c in plan:
+                        if rnd % c.every == 0:
+                            await once(c, rnd, timed_run=True)
+
+                floor_p50 = percentile(plan[0].times, 50)
+                rows = []
+                for c in plan:
+                    p50, p95 = percentile(c.times, 50), percentile(c.times, 95)
+                    handler = percentile(c.handler, 50) if c.handler else None
+                    structured = c.sample.structured_content or {}
+                    rows.append(
+                        {
+                            "call": c.label,
+                            "tool": c.tool,
+                            "args": _shown_args(c.vary(0) if c.vary else c.args),
+                            "n": len(c.times),
+                            "p50_ms": round(p50, 2),
+                            "p95_ms": round(p95, 2),
+                            "ratio_p50_to_floor": round(p50 / floor_p50, 2),
+                            "handler_p50_ms": round(handler, 2) if handler is not None else None,
+                            "outside_handler_p50_ms": round(p50 - handler, 2) if handler is not None else None,
+                            "last_changed": structured.get("changed"),
+                            "last_completed": structured.get("completed"),
+                            "response_bytes": result_bytes(c.sample),
+                        }
+                    )
+                return {
+                    "tools_listed": len(listed.tools),
+                    "floor_p50_ms": round(floor_p50, 2),
+                    "rows": rows,
+                    "ids": ids,
+                    "clicks_sent": counts["clicks"],
+                    "audited_calls": counts["audited"],
+                    "wait_polls": {"calls": len(polls), "max": max(polls), "all_one": all(p == 1 for p in polls)},
+                    "os_click_every": os_click.every,
+                }
+    finally:
+        server_log.removeHandler(capture)
+        server_log.setLevel(old_level)
+        server_log.propagate = old_propagate
+
+
+class HopClock:
+    """Times every engine hop (``UiThread.run``: from the caller, and held on the UI thread) and every
+    audit append, while the driver is called directly (no MCP), to show where an action's time goes."""
+
+    def __init__(self) -> None:
+        self.hops: list[tuple[float, float]] = []  # (wall ms, hold ms) per hop
+        self.audits: list[float] = []
+        self._undo: list[Callable[[], None]] = []
+
+    def install(self, driver: Any) -> None:
+        from wpfprobe_clr._ui_thread import UiThread  # noqa: PLC0415
+
+        original = UiThread.run
+        clock = self
+
+        def run(ui: Any, fn: Callable[[], Any], *, timeout: float | None = None) -> Any:
+            box: dict[str, float] = {}
+
+            def held() -> Any:
+                t0 = time.perf_counter()
+                try:
+                    return fn()
+                finally:
+                    box["hold"] = (time.perf_counter() - t0) * 1000
+
+            t0 = time.perf_counter()
+            try:
+                return original(ui, held, timeout=timeout)
+            finally:
+                clock.hops.append(((time.perf_counter() - t0) * 1000, box.get("hold", math.nan)))
+
+        UiThread.run = run  # type: ignore[method-assign]
+        self._undo.append(lambda: setattr(UiThread, "run", original))
+        log = driver.audit_log()
+        if log is not None:
+            record = log.record
+
+            def timed_record(*args: Any, **kwargs: Any) -> Any:
+                t0 = time.perf_counter()
+                try:
+                    return record(*args, **kwargs)
+                finally:
+                    clock.audits.append((time.perf_counter() - t0) * 1000)
+
+            log.record = timed_record
+            self._undo.append(lambda: delattr(log, "record"))
+
+    def uninstall(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+
+def action_breakdown(engine: Any, ids: dict[str, str], *, rounds: int, os_rounds: int) -> dict[str, Any]:
+    """The driver called directly, in this process: wall time, the hops, the audit append, the rest."""
+    from wpfprobe._engine import Target  # noqa: PLC0415
+
+    d = engine.driver
+
+    def t(role: str) -> Any:
+        return Target(node_id=ids[role])
+
+    ops: list[tuple[str, Callable[[int], Any], int]] = [
+        ("wpf_click (toolkit)", lambda r: d.click(t("button")), rounds),
+        ("wpf_type_text", lambda r: d.type_text(t("box"), f"typed {r % 10}", replace=True), rounds),
+        ("wpf_toggle", lambda r: d.toggle(t("check")), rounds),
+        ("wpf_select", lambda r: d.select(t("combo"), index=r % 2), rounds),
+        ("wpf_focus", lambda r: d.focus(t("box")), rounds),
+        ('wpf_send_keys "Tab"', lambda r: d.send_keys(t("box"), "Tab"), rounds),
+        ("wpf_wait_for exists nodeId", lambda r: d.wait_for(t("label"), "exists", timeout_ms=2000), rounds),
+        ("wpf_set_property", lambda r: d.set_property(t("status"), "Text", f"set {r % 2}"), rounds),
+        ('wpf_click mode="os"', lambda r: d.click(t("button"), mode="os"), os_rounds),
+    ]
+    clock = HopClock()
+    clock.install(d)
+    clicks = 0
+    try:
+        bare: list[tuple[float, float]] = []
+        for i in range(60):
+            clock.hops.clear()
+            engine._hop(lambda h: None)  # noqa: SLF001 - what the settle hop is
+            if i >= 10:
+                bare.extend(clock.hops)
+        rows = []
+        for label, op, n in ops:
+            samples = []
+            for r in range(n + 2):  # two warm-up calls
+                clock.hops.clear()
+                clock.audits.clear()
+                t0 = time.perf_counter()
+                op(r)
+                wall = (time.perf_counter() - t0) * 1000
+                clicks += label.startswith("wpf_click")
+                if r >= 2:
+                    samples.append((wall, list(clock.hops), sum(clock.audits)))
+            hop_counts = [len(s[1]) for s in samples]
+            hops = max(set(hop_counts), key=hop_counts.count)
+            same = [s for s in samples if len(s[1]) == hops]
+            rows.append(
+                {
+                    "call": label,
+                    "n": len(samples),
+                    "wall_p50_ms": round(percentile([s[0] for s in samples], 50), 2),
+                    "hops": hops,
+                    "hop_wall_p50_ms": [round(percentile([s[1][i][0] for s in same], 50), 2) for i in range(hops)],
+                    "hop_hold_p50_ms": [round(percentile([s[1][i][1] for s in same], 50), 2) for i in range(hops)],
+                    "hops_wall_sum_p50_ms": round(percentile([sum(w for w, _ in s[1]) for s in samples], 50), 2),
+                    "audit_p50_ms": round(percentile([s[2] for s in samples], 50), 2),
+                    "rest_p50_ms": round(
+                        percentile([s[0] - sum(w for w, _ in s[1]) - s[2] for s in samples], 50), 2
+                    ),
+                }
+            )
+        # The OS back end alone (xdotool on X11): the same click, without hops, audit or settle.
+        backend, backend_ms = getattr(d, "_os", None), []
+        if backend is not None and backend.available() is None:
+            x, y = engine._hop(lambda h: h.adapter.click_point(h.resolve(t("button"))))  # noqa: SLF001
+            for i in range(os_rounds + 1):
+                t0 = time.perf_counter()
+                backend.click(x, y)
+                if i:
+                    backend_ms.append((time.perf_counter() - t0) * 1000)
+                clicks += 1
+                time.sleep(engine.settings.os_input_settle)  # let the app take it, as the driver does
+    finally:
+        clock.uninstall()
+    return {
+        "rounds": rounds,
+        "os_rounds": os_rounds,
+        "os_backend_click_p50_ms": round(percentile(backend_ms, 50), 2) if backend_ms else None,
+        "bare_hop_wall_p50_ms": round(percentile([w for w, _ in bare], 50), 3),
+        "bare_hop_hold_p50_ms": round(percentile([h for _, h in bare], 50), 3),
+        "rows": rows,
+        "clicks_sent": clicks,
+    }
+
+
+def fs_type(path: Path) -> str:
+    """The file system a path is on (Linux /proc/mounts; '?' elsewhere)."""
+    best, kind = "", "?"
+    with contextlib.suppress(OSError):
+        target = str(path.resolve())
+        for line in Path("/proc/mounts").read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and (target == parts[1] or target.startswith(parts[1].rstrip("/") + "/")):
+                if len(parts[1]) > len(best):
+                    best, kind = parts[1], parts[2]
+    return kind
+
+
+def run_actions(probe: Any, *, calls: int, clicks: dict[str, int], controls: int) -> dict[str, Any]:
+    """Part 5: the action tools over MCP on a mutate-tier server, then the same actions called
+    directly with their hops and audit appends timed; checks that every click landed and the
+    audit log verifies."""
+    from wpfprobe._audit import verify  # noqa: PLC0415
+    from wpfprobe._mcp import build_server  # noqa: PLC0415
+    from wpfprobe._server import _start_http  # noqa: PLC0415
+
+    engine = probe.engine
+    server = build_server(engine, tier="mutate", extra=[noop_spec()])
+    handle = _start_http(probe, server, tier="mutate", port=0, token=secrets.token_urlsafe(32))
+    try:
+        session = asyncio.run(action_session(handle.url or "", handle.token or "", calls=calls))
+    finally:
+        handle.stop()
+    engine._hop(lambda h: None)  # noqa: SLF001 - any click still queued has run
+    landed_mcp = clicks["n"]
+    breakdown = action_breakdown(
+        engine, session["ids"], rounds=min(calls, 20), os_rounds=max(3, min(calls, 20) // 2)
+    )
+    engine._hop(lambda h: None)  # noqa: SLF001
+    log = engine.driver.audit_log()
+    audit: dict[str, Any] = {"enabled": log is not None}
+    if log is not None:
+        checked = verify(log.path)  # the key from $WPFPROBE_HOME, like `wpfprobe audit verify`
+        audit.update(
+            path=str(log.path), fs=fs_type(log.path), entries=checked.entries, ok=checked.ok,
+            expected_entries=session["audited_calls"] + sum(
+                r["n"] + 2 for r in breakdown["rows"] if not r["call"].startswith("wpf_wait_for")
+            ),
+        )  # fmt: skip
+    engine.driver.close()
+    return {
+        "controls": controls + 1 + len(ACTION_NAMES),
+        "calls_per_tool": calls,
+        "os_input_settle_s": engine.settings.os_input_settle,
+        "mcp": session,
+        "clicks": {
+            "sent_over_mcp": session["clicks_sent"],
+            "counted_by_app_after_mcp": landed_mcp,
+            "sent_in_total": session["clicks_sent"] + breakdown["clicks_sent"],
+            "counted_by_app_in_total": clicks["n"],
+        },
+        "breakdown": breakdown,
+        "audit": audit,
+    }
 
 
 # -- part 4 helper ---------------------------------------------------------------
@@ -906,7 +1311,77 @@ def print_report(report: dict[str, Any]) -> None:
             print(f"  {t['app']}, text, {k} over all {len(ID_PREFIX_LETTERS) ** 2} possible node-id prefixes (this run: {t['id_prefix']!r}): "
                   f"min {v['min']:.2f}, median {v['median']:.2f}, max {v['max']:.2f} tokens/node; "
                   f"above 12 for {v['share_above_12_per_node']:.0%} of prefixes")  # fmt: skip
+    if report.get("actions"):
+        print_actions(report["actions"], read_floor=fixed["floor_p50_ms"])
     print()
+
+
+def print_actions(a: dict[str, Any], *, read_floor: float) -> None:
+    mcp, br, settle = a["mcp"], a["breakdown"], a["os_input_settle_s"] * 1000
+    print(
+        "\n5. Action round trips over HTTP (call to the answer with before/after), tier=mutate server,\n"
+        f"   one SDK client session, {a['controls']}-control form, {a['calls_per_tool']} rounds; "
+        f"floor = {NOOP} p50: {mcp['floor_p50_ms']} ms (part 1's: {read_floor} ms)"
+    )
+    head = f"{'call':<36} {'n':>3} | {'p50':>6} {'p95':>6} {'xfloor':>6} | {'handler':>7} {'outside':>7} | changed"
+    print(head)
+    print("-" * (len(head) + 12))
+    for r in mcp["rows"]:
+        handler = "" if r["handler_p50_ms"] is None else f"{r['handler_p50_ms']:>7.1f}"
+        outside = "" if r["outside_handler_p50_ms"] is None else f"{r['outside_handler_p50_ms']:>7.1f}"
+        changed = "" if r["last_changed"] is None else ",".join(r["last_changed"]) or "-"
+        print(
+            f"{r['call']:<36} {r['n']:>3} | {r['p50_ms']:>6.1f} {r['p95_ms']:>6.1f} {r['ratio_p50_to_floor']:>6.1f} | "
+            f"{handler:>7} {outside:>7} | {changed}"
+        )
+    os_row = mcp["rows"][-1]
+    print("handler: the tool function's own time (hops, audit append, OS input), p50; outside: p50 - handler")
+    print("(SDK, HTTP, JSON, schema checks). changed: the last result's changed fields.")
+    print(
+        f'wpf_click mode="os" (timed every {mcp["os_click_every"]} round(s)) includes a fixed sleep, '
+        f"os_input_settle = {settle:.0f} ms;\nwithout it: p50 {os_row['p50_ms'] - settle:.1f} ms "
+        f"({(os_row['p50_ms'] - settle) / mcp['floor_p50_ms']:.1f}x floor)."
+    )
+    w = mcp["wait_polls"]
+    print(f"wpf_wait_for: {w['calls']} calls, at most {w['max']} poll(s) each.")
+    c = a["clicks"]
+    print(
+        f"clicks counted by the app's handler: {c['counted_by_app_after_mcp']} of {c['sent_over_mcp']} sent over MCP; "
+        f"{c['counted_by_app_in_total']} of {c['sent_in_total']} in all."
+    )
+    au = a["audit"]
+    if au.get("enabled"):
+        print(
+            "audit: every action but wpf_wait_for appends an fsynced entry, inside the round trip; the log\n"
+            f"({au['fs']}, in a temporary WPFPROBE_HOME) has {au['entries']} entries (expected "
+            f"{au['expected_entries']}), verify: {'OK' if au['ok'] else 'FAILED'}."
+        )
+    print(
+        f"\n5b. Where the time goes: the driver called directly in this process (no MCP), p50 of {br['rounds']} "
+        f"({br['os_rounds']} for OS);\n    one bare engine hop: {br['bare_hop_wall_p50_ms']:.2f} ms "
+        f"({br['bare_hop_hold_p50_ms']:.2f} ms on the UI thread)"
+    )
+    head = (
+        f"{'call':<28} {'n':>3} | {'wall':>6} | {'hops':>4} {'each hop: wall (held on UI thread)':<36} {'sum':>5} | "
+        f"{'audit':>6} | {'rest':>6}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in br["rows"]:
+        each = " / ".join(f"{w:.1f} ({h:.1f})" for w, h in zip(r["hop_wall_p50_ms"], r["hop_hold_p50_ms"], strict=True))
+        print(
+            f"{r['call']:<28} {r['n']:>3} | {r['wall_p50_ms']:>6.1f} | {r['hops']:>4} {each:<36} "
+            f"{r['hops_wall_sum_p50_ms']:>5.1f} | {r['audit_p50_ms']:>6.1f} | {r['rest_p50_ms']:>6.1f}"
+        )
+    print("hops: prepare / settle / observe for toolkit actions (the action runs as its own UI message between")
+    print("the first two, so its time shows in the settle hop's wall), prepare / observe in OS mode, one per poll")
+    print("for wpf_wait_for, one for wpf_set_property. audit: the fsynced append. rest: wall - hops - audit")
+    print(f"(argument checks, models; for the OS click also the OS input and the {settle:.0f} ms settle sleep).")
+    if br.get("os_backend_click_p50_ms") is not None:
+        print(
+            "The OS back end's click alone (xdotool, no hops, audit or settle): "
+            f"p50 {br['os_backend_click_p50_ms']:.1f} ms of {br['os_rounds']}."
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -944,7 +1419,13 @@ def main(argv: list[str] | None = None) -> int:
 
     tok = Tokenizers()
     private_xvfb = not sys.platform.startswith("win") and not os.environ.get("DISPLAY")
-    with virtual_display() as display:
+    # Part 5 appends to the audit log, and every server writes a session manifest: both go to a
+    # temporary WPFPROBE_HOME (inherited by the child processes), never the user's real one.
+    home = tempfile.TemporaryDirectory(prefix="wpfprobe-bench-home-")
+    os.environ["WPFPROBE_HOME"] = home.name
+    for name in ("WPFPROBE_AUDIT", "WPFPROBE_AUDIT_LOG"):  # audit on, at its default path under that home
+        os.environ.pop(name, None)
+    with home, virtual_display() as display:
         wpfprobe_clr.ensure_clr()
         print(
             f"[bench] part 1: {args.controls}-control form, {args.calls} rounds of calls ...",
@@ -963,6 +1444,7 @@ def main(argv: list[str] | None = None) -> int:
             "runs": args.runs,
             "leak_calls": args.leak_calls,
         },  # fmt: skip
+        "actions": latency.pop("actions"),
         "latency": latency,
         "startup": startup,
     }
