@@ -106,6 +106,10 @@ class Driver:
             raise InvalidArgumentError("text must not contain NUL characters.", suggestion="Remove them.")
 
         def os_type(os: OsInput, point: tuple[int, int]) -> None:
+            # Refuse text the back end cannot type before the field is clicked and cleared.
+            check = getattr(os, "check_text", None)
+            if check is not None:
+                check(text)
             os.click(point[0], point[1])  # focus it the way a user would
             if replace:
                 os.send_keys(parse_keys("Ctrl+A Delete"))

@@ -355,3 +355,10 @@ def test_every_action_is_audited_without_values_and_tampering_is_detected(driven
     copy.write_text("\n".join(tampered) + "\n")
     bad = subprocess.run([*cli, str(copy), *key, "--ignore-missing-head"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "line 2" in bad.stdout, bad.stdout + bad.stderr
+
+
+def test_os_mode_refuses_untypable_text_before_clearing_the_field(driven: Driven) -> None:
+    before = driven.text_of("#nameBox")
+    err = driven.error("wpf_type_text", locator="#nameBox", text="caf\u00e9 \u65e5", mode="os")
+    assert err["code"] == "INVALID_ARGUMENT"
+    assert driven.text_of("#nameBox") == before
