@@ -614,13 +614,15 @@ def test_os_mode_without_a_back_end() -> None:
 
 
 def test_busy_after_toolkit_input_raises_dispatcher_busy_then_recovers() -> None:
+    release = threading.Event()
     with harness(settings=quiet(ui_timeout=0.3)) as h:
         save = by_name(h.app, "saveButton")
-        save.on_click = lambda el: time.sleep(1.0)
+        save.on_click = lambda el: release.wait(10)  # the handler holds the UI thread until released
         with pytest.raises(DispatcherBusyError) as info:
             h.probe.locator("#saveButton").click()
         assert info.value.code == "DISPATCHER_BUSY"
         assert [kind for kind, *_ in h.adapter.actions] == ["click"]  # the input was delivered
+        release.set()
         settle(h)
         assert h.probe.locator("#saveButton").node().name == "saveButton"
         save.on_click = None
@@ -629,10 +631,12 @@ def test_busy_after_toolkit_input_raises_dispatcher_busy_then_recovers() -> None
 
 def test_busy_after_toolkit_input_says_the_input_was_delivered() -> None:
     # The settle hop queued behind the handler is the one that times out here (fixed in ef87f6b).
+    release = threading.Event()
     with harness(settings=quiet(ui_timeout=0.3)) as h:
-        by_name(h.app, "saveButton").on_click = lambda el: time.sleep(1.0)
+        by_name(h.app, "saveButton").on_click = lambda el: release.wait(10)
         with pytest.raises(DispatcherBusyError) as info:
             h.probe.locator("#saveButton").click()
+        release.set()
         settle(h)
         assert info.value.detail.get("delivered") is True
         assert info.value.message.startswith("The input was delivered")
@@ -640,15 +644,17 @@ def test_busy_after_toolkit_input_says_the_input_was_delivered() -> None:
 
 def test_busy_after_os_input_says_the_input_was_delivered() -> None:
     os_input = FakeOsInput()
+    release = threading.Event()
     with harness(settings=quiet(ui_timeout=0.3), os_input=os_input) as h:
-        # The OS hands the click to the app, whose handler takes a second.
-        os_input.on_click = lambda x, y: h.worker.post(lambda: time.sleep(1.0))
+        # The OS hands the click to the app, whose handler holds the UI thread until released.
+        os_input.on_click = lambda x, y: h.worker.post(lambda: release.wait(10))
         with pytest.raises(DispatcherBusyError) as info:
             h.probe.locator("#saveButton").click(mode="os")
         err = info.value
         assert err.code == "DISPATCHER_BUSY"
         assert err.detail["delivered"] is True
         assert err.message.startswith("The input was delivered")
+        release.set()
         settle(h)
         os_input.on_click = None
         assert h.probe.locator("#saveButton").click(mode="os").completed is True
@@ -814,21 +820,32 @@ def test_wait_for_resolves_the_locator_on_every_poll(h: Harness) -> None:
 
 def test_a_poll_that_meets_a_busy_ui_thread_is_not_fatal() -> None:
     with harness(settings=quiet(ui_timeout=0.2)) as h:
-        entered = threading.Event()
+        entered, release = threading.Event(), threading.Event()
 
         def busy() -> None:
             entered.set()
-            time.sleep(0.7)
+            release.wait(10)
 
         h.worker.post(busy)
         assert entered.wait(5)
-        result = h.probe.locator("#saveButton").wait_for("exists", timeout=5)
+        # The app stays busy for a while (past one poll's 0.2 s), then frees its UI thread.
+        freer = threading.Timer(0.5, release.set)
+        freer.start()
+        try:
+            result = h.probe.locator("#saveButton").wait_for("exists", timeout=5)
+        finally:
+            freer.cancel()
+            release.set()
         assert result.polls > 1
         assert result.node is not None and result.node.name == "saveButton"
 
-        h.worker.post(lambda: time.sleep(0.8))
-        with pytest.raises(OperationTimedOutError) as info:
-            h.probe.locator("#saveButton").wait_for("exists", timeout=0.3)
+        held = threading.Event()
+        h.worker.post(lambda: held.wait(10))
+        try:
+            with pytest.raises(OperationTimedOutError) as info:
+                h.probe.locator("#saveButton").wait_for("exists", timeout=0.3)
+        finally:
+            held.set()
         assert info.value.detail["lastObserved"] == "<UI thread busy>"
         settle(h)
 
