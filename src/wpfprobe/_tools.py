@@ -345,8 +345,8 @@ def interact_tools() -> list[ToolSpec]:
     return [
         ToolSpec(
             "wpf_click", "interact", "Click",
-            "Click an element like a user: a button, menu item (by locator or path, e.g. the item of "
-            "File/Save As), check box or any control. Disabled, hidden, zero-size, covered or "
+            "Click an element like a user: a button, menu item (by locator, or by its path as "
+            "menu:File/Save As), check box or any control. Disabled, hidden, zero-size, covered or "
             "modal-blocked elements are refused with ELEMENT_NOT_INTERACTABLE and the reason." + _ACTION_NOTE,
             ClickArgs, ActionResult, _click, read_only=False,
         ),
@@ -358,7 +358,7 @@ def interact_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "wpf_send_keys", "interact", "Send keys",
-            "Press keys and shortcuts (Ctrl+S, Enter, Tab, Escape, F5...) on an element or on whatever has "
+            "Press keys and shortcuts (Ctrl+S, Enter, Tab, Escape, F5 and the like) on an element or on whatever has "
             "focus." + _ACTION_NOTE,
             SendKeysArgs, ActionResult, _send_keys, read_only=False,
         ),
