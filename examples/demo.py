@@ -6,7 +6,8 @@ It starts the example app on its own UI thread (WinForms under a private
 Xvfb on Linux, WPF on Windows), calls ``wpfprobe.start`` in it, connects the
 official MCP client over HTTP with the bearer token, and prints what an agent
 sees: the tools, the windows, the tree in its compact form, one element's
-properties, a search. Then it uses the app as an agent would, through MCP
+properties, a search, why a label shows nothing (its binding) and what the
+diagnostics find. Then it uses the app as an agent would, through MCP
 alone (the probe allows input): fills in the name, presses Save, waits for
 the status, and answers the Save As dialog a menu item opens. It saves the
 screenshot it got through MCP under artifacts/ and closes everything it
@@ -74,6 +75,9 @@ async def agent_session(url: str, token: str) -> None:
             await call(client, "wpf_get_properties", {"locator": "#passwordBox", "filter": "Text"})
             await call(client, "wpf_find_elements", {"locator": "Button[IsEnabled=false]"})
             await call(client, "wpf_get_visual_tree", {"maxDepth": 99})
+            # Why is a label empty? The binding behind it, with its source and error, in one call.
+            await call(client, "wpf_get_binding_info", {"locator": "#brokenLabel", "propertyName": "Text"})
+            await call(client, "wpf_run_diagnostics", {"minLevel": "warning", "take": 8})
             # Using the app: each action answers with what changed.
             await call(client, "wpf_type_text", {"locator": "#nameBox", "text": "Grace"})
             await call(client, "wpf_click", {"locator": "#saveButton"})

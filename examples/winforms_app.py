@@ -10,7 +10,13 @@ statusLabel, itemsList, sizeCombo, subscribeCheck, saveButton (the form's
 default button), disabledButton, loadButton (sets the status 600 ms later),
 coveredButton under coverPanel, hiddenLabel; Save As opens the modal
 saveAsDialog with fileNameBox, okButton and cancelButton. Every action a test
-drives reports itself in statusLabel.
+drives reports itself in statusLabel. brokenLabel is bound to a BindingSource
+with no items, so it shows nothing: the binding that wpf_get_binding_info explains.
+
+diagnosticsPanel (WinForms only, below the buttons, right of coveredButton)
+holds deliberate mistakes for wpf_run_diagnostics: clippedButton sticks 40 px
+out of the panel's right edge, overlapA and overlapB overlap, and unnamedBox
+is a text box with no label and no AccessibleName.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
 from System.Windows.Forms import (  # noqa: E402
     AnchorStyles,
     Application,
+    BindingSource,
     Button,
     CheckBox,
     ComboBox,
@@ -114,6 +121,31 @@ def build_save_as_dialog(status: Label) -> Form:
     return dialog
 
 
+def build_diagnostics_panel() -> Panel:
+    """Layout and accessibility mistakes that wpf_run_diagnostics reports (nothing here is wired up)."""
+    panel = Panel()
+    panel.Name = "diagnosticsPanel"
+    panel.Location = Point(150, 272)
+    panel.Size = Size(290, 70)
+    overlap_a = _button("overlapA", "Overlap A")
+    overlap_a.Location = Point(10, 10)
+    overlap_a.Size = Size(90, 23)
+    overlap_b = _button("overlapB", "Overlap B")
+    overlap_b.Location = Point(60, 20)  # 40x13 px of it lies under overlapA
+    overlap_b.Size = Size(90, 23)
+    clipped = _button("clippedButton", "Clipped")
+    clipped.Location = Point(230, 10)  # 40 px past the panel's right edge
+    clipped.Size = Size(100, 23)
+    unnamed = TextBox()
+    unnamed.Name = "unnamedBox"  # no Label before it, no AccessibleName
+    unnamed.Location = Point(10, 46)
+    unnamed.Width = 100
+    # No zero-size control: Mono gives every control at least 1 px (an X11 window cannot be empty).
+    for control in (overlap_a, overlap_b, clipped, unnamed):
+        panel.Controls.Add(control)
+    return panel
+
+
 def build() -> Form:
     """The main window. Call on the thread that will run its message loop."""
     form = Form()
@@ -170,6 +202,17 @@ def build() -> Form:
     greeting = _label("greetingLabel", "", width=300)
     greeting.Location = Point(10, 80)
     greeting.DataBindings.Add("Text", model, "Greeting")
+
+    # Deliberately broken: the messages were never loaded, so the source has no
+    # current item and the label stays empty. (Binding to a missing member
+    # would throw here on Mono instead of failing quietly.)
+    messages = DataTable("Messages")
+    messages.Columns.Add("Text")
+    message_source = BindingSource()
+    message_source.DataSource = messages
+    broken = _label("brokenLabel", "", width=130)
+    broken.Location = Point(320, 80)
+    broken.DataBindings.Add("Text", message_source, "Text")
 
     status = _label("statusLabel", "Ready", width=300)
     status.Location = Point(10, 106)
@@ -269,9 +312,12 @@ def build() -> Form:
     exit_item.Click += lambda sender, args: form.Close()
     form.FormClosed += lambda sender, args: timer.Dispose()
 
+    diagnostics = build_diagnostics_panel()
+
     # The cover goes in first: earlier controls are on top.
-    for control in (cover, covered, fields, greeting, status, items, sizes, subscribe, buttons, hidden):
+    for control in (cover, covered, fields, greeting, status, items, sizes, subscribe, buttons, hidden, diagnostics):
         panel.Controls.Add(control)
+    panel.Controls.Add(broken)
     # Docking order: the fill panel first, the menu last, so the menu takes the top.
     form.Controls.Add(panel)
     form.Controls.Add(menu)

@@ -14,16 +14,23 @@ from ._adapter import MouseButton
 from ._models import (
     ActionResult,
     Ancestor,
+    DiagnosticsPage,
+    FindingLevel,
+    BehaviorList,
+    BindingErrorInfo,
+    BindingInfo,
     ElementInfo,
     FindResults,
     Node,
     Page,
     Property,
     PropertyCondition,
+    ResourcePage,
     Screenshot,
     SessionInfo,
     SetPropertyResult,
     Tree,
+    TriggerList,
     WaitResult,
     Window,
 )
@@ -145,6 +152,25 @@ class Probe:
         """The main window as a PIL image."""
         return self._engine.screenshot().image()
 
+    def diagnostics(
+        self,
+        *,
+        root: str | Locator | None = None,
+        providers: Sequence[str] | None = None,
+        min_level: FindingLevel = "info",
+        cursor: str | None = None,
+        take: int = 50,
+    ) -> DiagnosticsPage:
+        """Problems found in every window (or under ``root``), most severe first (see docs/diagnostics.md).
+
+        ``providers`` picks checks by name (default all); ``min_level`` leaves
+        out findings below it; follow ``next_cursor`` for more than ``take``.
+        """
+        return self._engine.diagnostics(
+            None if root is None else self._target(root),
+            providers=providers, min_level=min_level, cursor=cursor, take=take,
+        )  # fmt: skip
+
     def wait_for(
         self,
         target: str | Locator,
@@ -166,6 +192,21 @@ class Probe:
     def send_keys(self, keys: str, *, mode: Mode = "auto") -> ActionResult:
         """Press ``keys`` ("Ctrl+S", "Tab Tab Enter") on whatever has keyboard focus."""
         return self._engine.driver.send_keys(None, keys, mode=mode)
+
+    def resources(
+        self,
+        root: str | Locator | None = None,
+        *,
+        resource_key: str | None = None,
+        cursor: str | None = None,
+        take: int = 50,
+    ) -> ResourcePage:
+        """Resource keys visible from ``root`` (None: the Application's), closest first.
+
+        On WinForms the page says ``supported=False``: it has no resource dictionaries.
+        """
+        target = None if root is None else self._target(root)
+        return self._engine.resources(target, resource_key=resource_key, cursor=cursor, take=take)
 
     def _target(self, ref: str | Locator) -> Target:
         if isinstance(ref, Locator):
@@ -252,6 +293,32 @@ class Locator:
     def property(self, name: str) -> Property:
         return self._engine.property(self.target, name)
 
+    def binding_info(self, property_name: str) -> BindingInfo:
+        """The binding behind ``property_name`` (``is_bound=False`` if there is none)."""
+        return self._engine.binding_info(self.target, property_name)
+
+    def bindings(self) -> list[BindingInfo]:
+        """Every data-bound property of the element, with status, errors and resolved values."""
+        return self._engine.bindings(self.target)
+
+    def binding_errors(self) -> list[BindingErrorInfo]:
+        """Binding errors recorded for the element while the app ran, and those it is in now."""
+        return self._engine.binding_errors(self.target)
+
+    def resources(
+        self, *, resource_key: str | None = None, cursor: str | None = None, take: int = 50
+    ) -> ResourcePage:
+        """Resource keys this element can see, closest first, effective or shadowed."""
+        return self._engine.resources(self.target, resource_key=resource_key, cursor=cursor, take=take)
+
+    def triggers(self) -> TriggerList:
+        """Triggers from the element's style, template and own Triggers, evaluated now."""
+        return self._engine.triggers(self.target)
+
+    def behaviors(self) -> BehaviorList:
+        """Attached behaviors and interaction triggers of the element."""
+        return self._engine.behaviors(self.target)
+
     def tree(
         self, *, max_depth: int = 3, tree_type: TreeType = "visual", include_properties: Sequence[str] | None = None
     ) -> Tree:
@@ -267,6 +334,19 @@ class Locator:
 
     def screenshot_png(self) -> Screenshot:
         return self._engine.screenshot(self.target)
+
+    def diagnostics(
+        self,
+        *,
+        providers: Sequence[str] | None = None,
+        min_level: FindingLevel = "info",
+        cursor: str | None = None,
+        take: int = 50,
+    ) -> DiagnosticsPage:
+        """Problems found in the one element this locator finds and its descendants, most severe first."""
+        return self._engine.diagnostics(
+            self.target, providers=providers, min_level=min_level, cursor=cursor, take=take
+        )
 
     # -- acting (what an agent's interact and mutate tools do) ---------------
     def click(self, *, mode: Mode = "auto", button: MouseButton = "left", click_count: int = 1) -> ActionResult:

@@ -17,20 +17,27 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Literal, TypeVar
 
 from ._actions import Driver, OsInput
 from ._adapter import (
+    BindingDescription,
+    BindingErrorRecord,
     Capture,
     Naming,
     ObjectTable,
     PlainValue,
     PropertyDescriptor,
+    ResourceEntry,
     ToolkitAdapter,
     TreeType,
+    TriggerDescription,
     UiThread,
+    Unsupported,
 )
 from ._cursors import CursorStore, check_take
+from ._diagnostics import run_diagnostics
 from ._errors import (
     InvalidArgumentError,
     LocatorAmbiguousError,
@@ -50,6 +57,10 @@ from ._locators import (
 )
 from ._models import (
     Ancestor,
+    DiagnosticsPage,
+    BehaviorList,
+    BindingErrorInfo,
+    BindingInfo,
     Dispatcher,
     ElementInfo,
     FindResult,
@@ -59,10 +70,13 @@ from ._models import (
     Property,
     PropertyCondition,
     Rect,
+    ResourceInfo,
+    ResourcePage,
     RuntimeDescription,
     Screenshot,
     SessionInfo,
     Tree,
+    TriggerList,
     Window,
 )
 from ._redaction import REDACTED, Redactor
@@ -384,6 +398,146 @@ class Engine:
         node_id, capture = self._hop(read)
         return Screenshot(node_id=node_id, width=capture.width, height=capture.height, png=_to_png(capture))
 
+    def diagnostics(
+        self,
+        target: Target | None = None,
+        *,
+        providers: Sequence[str] | None = None,
+        min_level: str = "info",
+        cursor: str | None = None,
+        take: int = 50,
+    ) -> DiagnosticsPage:
+        """A page of findings under ``target`` (None: every window); see ``_diagnostics``."""
+        return run_diagnostics(self, target, providers=providers, min_level=min_level, cursor=cursor, take=take)
+
+    # -- why is my UI wrong -----------------------------------------------
+    def binding_info(self, target: Target, property_name: str) -> BindingInfo:
+        """The binding behind ``property_name``, with the value it resolved to (redaction applied).
+
+        A property that is not data-bound answers ``is_bound=False`` (status
+        "not-bound") rather than failing: that is itself the answer to "why".
+        """
+        _check_name("propertyName", property_name)
+
+        def read(h: _Hop) -> dict[str, Any]:
+            el = h.resolve(target)
+            prop = h.require_property(el, property_name)
+            return h.binding_row(el, prop, h.adapter.binding(el, prop), with_value=True)
+
+        return BindingInfo.model_validate(self._hop(read))
+
+    def bindings(self, target: Target) -> list[BindingInfo]:
+        """Every data-bound property of the element, each as ``binding_info`` gives it."""
+
+        def read(h: _Hop) -> list[dict[str, Any]]:
+            el = h.resolve(target)
+            rows = []
+            for desc in h.adapter.bindings(el):
+                found = h.adapter.find_property(el, desc.property_name)
+                # An attached or hidden property may have no descriptor: describe it, read nothing.
+                prop = found or PropertyDescriptor(desc.property_name, desc.property_type_name, None, True)
+                rows.append(h.binding_row(el, prop, desc, with_value=found is not None))
+            return rows
+
+        return [BindingInfo.model_validate(r) for r in self._hop(read)]
+
+    def binding_errors(self, target: Target) -> list[BindingErrorInfo]:
+        """Binding errors recorded for the element (and those its bindings are in now)."""
+
+        def read(h: _Hop) -> list[dict[str, Any]]:
+            el = h.resolve(target)
+            return [h.error_row(el, rec) for rec in h.errors_of(el)]
+
+        return [BindingErrorInfo.model_validate(r) for r in self._hop(read)]
+
+    def resources(
+        self,
+        target: Target | None = None,
+        *,
+        resource_key: str | None = None,
+        cursor: str | None = None,
+        take: int = 50,
+    ) -> ResourcePage:
+        """Resource keys visible from the element (none: the application's), closest first.
+
+        Each key says where it was found and whether it is the effective one
+        or shadowed by a closer definition. A toolkit without resource
+        dictionaries answers ``supported=False`` with a note, not an empty page.
+        """
+        check_take(take)
+        if resource_key is not None:
+            _check_name("resourceKey", resource_key)
+        scope = f"resources:{target.describe() if target is not None else ''}:{resource_key or ''}"
+        unsupported: list[str] = []
+
+        def all_rows(h: _Hop) -> dict[str, dict[str, Any]]:
+            key = ("resources", target)
+            if key not in h._memo:
+                found = h.adapter.resources(h.resolve(target) if target is not None else None)
+                if isinstance(found, Unsupported):
+                    unsupported.append(found.reason)
+                    h._memo[key] = {}
+                else:
+                    h._memo[key] = h.resource_rows(found, resource_key)
+            rows: dict[str, dict[str, Any]] = h._memo[key]
+            return rows
+
+        def list_all(h: _Hop) -> list[tuple[str, Any]]:
+            return list(all_rows(h).items())
+
+        def project(h: _Hop, key_or_row: Any) -> dict[str, Any]:
+            row = key_or_row if isinstance(key_or_row, dict) else all_rows(h).get(key_or_row)
+            return h.resource_item(row) if row is not None else {}
+
+        page = self._paged(
+            kind="resources", scope=scope, cursor=cursor, take=take,
+            list_all=list_all, project=project, model=ResourceInfo, key_is_value=False,
+        )  # fmt: skip
+        if unsupported:
+            return ResourcePage(items=[], total_count=0, has_more=False, supported=False, note=unsupported[0])
+        return ResourcePage(
+            items=page.items, next_cursor=page.next_cursor, total_count=page.total_count,
+            has_more=page.has_more, stale=page.stale,
+        )  # fmt: skip
+
+    def triggers(self, target: Target) -> TriggerList:
+        """Triggers from the element's style (and BasedOn chain), template and own Triggers, evaluated now."""
+
+        def read(h: _Hop) -> dict[str, Any]:
+            el = h.resolve(target)
+            found = h.adapter.triggers(el, h.may_read)
+            node = h.project(el)
+            if isinstance(found, Unsupported):
+                return {"node": node, "supported": False, "note": found.reason}
+            return {"node": node, "triggers": [h.trigger_row(t) for t in found]}
+
+        return TriggerList.model_validate(self._hop(read))
+
+    def behaviors(self, target: Target) -> BehaviorList:
+        """Attached behaviors and interaction triggers of the element."""
+
+        def read(h: _Hop) -> dict[str, Any]:
+            el = h.resolve(target)
+            found = h.adapter.behaviors(el, h.may_read)
+            node = h.project(el)
+            if isinstance(found, Unsupported):
+                return {"node": node, "supported": False, "note": found.reason}
+            rows = [
+                {
+                    "kind": b.kind,
+                    "typeName": b.type_name,
+                    "assemblyName": b.assembly_name,
+                    "properties": {
+                        name: REDACTED if h.name_secret(name) else value for name, value in b.properties
+                    },
+                    "actions": list(b.actions),
+                }
+                for b in found
+            ]
+            return {"node": node, "behaviors": rows}
+
+        return BehaviorList.model_validate(self._hop(read))
+
     # -- paging ----------------------------------------------------------
     def _paged(
         self,
@@ -695,6 +849,190 @@ class _Hop:
             isRedacted=redacted,
         )
         return row
+
+    # -- why is my UI wrong ----------------------------------------------------
+    def require_property(self, el: Any, name: str) -> PropertyDescriptor:
+        prop = self.adapter.find_property(el, name)
+        if prop is None:
+            raise PropertyNotFoundError(
+                f"{self.adapter.naming(el).type_name} has no property {name!r}.",
+                suggestion="List the element's properties with wpf_get_properties (includeDefaults=true).",
+                detail={"property": name},
+            )
+        return prop
+
+    def may_read(self, prop: PropertyDescriptor) -> bool:
+        """What an adapter asks before reading a value it came across (redaction stays here)."""
+        return not self.redactor.is_redacted(prop)
+
+    def name_secret(self, name: str | None) -> bool:
+        return bool(name) and self.redactor.enabled and self.redactor.name_is_secret(name or "")
+
+    def binding_secret(self, desc: BindingDescription) -> bool:
+        # A binding to User.Password shows the password whatever the target
+        # property is called: every name on the path counts.
+        return self.name_secret(desc.path) or any(self.binding_secret(c) for c in desc.children)
+
+    def errors_of(self, el: Any) -> list[BindingErrorRecord]:
+        key = ("binding_errors", self.id(el))
+        if key not in self._memo:
+            self._memo[key] = list(self.adapter.binding_errors(el))
+        found: list[BindingErrorRecord] = self._memo[key]
+        return found
+
+    def error_row(self, el: Any, rec: BindingErrorRecord, *, secret: bool | None = None) -> dict[str, Any]:
+        if secret is None:
+            prop = self.adapter.find_property(el, rec.property_name) if rec.property_name else None
+            secret = (prop is not None and self.redactor.is_redacted(prop)) or self.name_secret(rec.path)
+        return {
+            "propertyName": rec.property_name,
+            # A toolkit's message may quote the value that failed (WPF: Value='...').
+            "message": _redacted_message() if secret else rec.message,
+            "count": rec.count,
+            "kind": rec.kind,
+            "path": rec.path,
+            "firstSeen": _when(rec.first_seen),
+            "lastSeen": _when(rec.last_seen),
+        }
+
+    def binding_row(
+        self, el: Any, prop: PropertyDescriptor, desc: BindingDescription | None, *, with_value: bool
+    ) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "nodeId": self.id(el),
+            "propertyName": prop.name,
+            "propertyTypeName": prop.type_name,
+            "isBound": desc is not None,
+        }
+        secret = self.redactor.is_redacted(prop) or (desc is not None and self.binding_secret(desc))
+        row["isRedacted"] = secret
+        errors = [
+            self.error_row(el, rec, secret=secret)
+            for rec in self.errors_of(el)
+            if rec.property_name is not None and rec.property_name.lower() == prop.name.lower()
+        ]
+        row["recentErrors"] = errors
+        if desc is None:
+            row["status"] = "not-bound"
+        else:
+            row.update(self.description_row(desc, secret=secret))
+        if with_value:
+            if secret:
+                row.update(resolvedValue=REDACTED, valueSource="redacted")
+            else:
+                reading = self.adapter.read_property(el, prop)
+                hidden = self.redactor.enabled and self.redactor.type_is_secret(reading.value_type_name)
+                row.update(
+                    resolvedValue=REDACTED if hidden else reading.value,
+                    resolvedValueTypeName=reading.value_type_name,
+                    valueSource=reading.value_source,
+                    isRedacted=hidden,
+                )
+        return row
+
+    def description_row(self, desc: BindingDescription, *, secret: bool) -> dict[str, Any]:
+        error = desc.error
+        if error is not None and secret:
+            error = _redacted_message()
+        return {
+            "kind": desc.kind,
+            "path": desc.path,
+            "mode": desc.mode,
+            "updateTrigger": desc.update_trigger,
+            "controlUpdateMode": desc.control_update_mode,
+            "converter": desc.converter_type,
+            "converterParameter": REDACTED if secret and desc.converter_parameter is not None else desc.converter_parameter,
+            "stringFormat": desc.string_format,
+            "formattingEnabled": desc.formatting_enabled,
+            "fallbackValue": REDACTED if secret and desc.fallback_value is not None else desc.fallback_value,
+            "targetNullValue": REDACTED if secret and desc.target_null_value is not None else desc.target_null_value,
+            "sourceKind": desc.source_kind,
+            "sourceDescription": desc.source_description,
+            "sourceTypeName": desc.source_type_name,
+            "dataContextIsNull": desc.data_context_is_null,
+            "dataContextType": desc.data_context_type,
+            "hasCurrentItem": desc.has_current_item,
+            "status": desc.status,
+            "error": error,
+            "propertyName": desc.property_name,
+            "propertyTypeName": desc.property_type_name,
+            "isBound": True,
+            "children": [self.description_row(c, secret=secret) for c in desc.children],
+        }
+
+    def resource_rows(self, found: list[ResourceEntry], wanted: str | None) -> dict[str, dict[str, Any]]:
+        """Rows keyed for paging, in lookup order, with effective/shadowed decided over all keys."""
+        winners: dict[str, ResourceEntry] = {}
+        rows: dict[str, dict[str, Any]] = {}
+        for index, entry in enumerate(found):
+            winner = winners.setdefault(entry.key_id, entry)
+            if wanted is not None and entry.key.lower() != wanted.lower():
+                continue
+            rows[f"{index}:{entry.key_id}"] = {
+                "entry": entry,
+                "effective": winner is entry,
+                "shadowedBy": None if winner is entry else winner.origin,
+            }
+        return rows
+
+    def resource_item(self, row: dict[str, Any]) -> dict[str, Any]:
+        entry: ResourceEntry = row["entry"]
+        # The key is judged before the value is even loaded, the value's type before it is rendered.
+        secret = self.redactor.enabled and self.redactor.name_is_secret(entry.key)
+        type_name = entry.value_type_name
+        if not secret and type_name is None:
+            type_name = self.adapter.resource_value_type(entry)
+        secret = secret or (self.redactor.enabled and self.redactor.type_is_secret(type_name))
+        return {
+            "key": entry.key,
+            "valueTypeName": type_name,
+            # The summary reads the value: only once the key and type say it may be shown.
+            "valueSummary": REDACTED if secret else self.adapter.resource_summary(entry),
+            "origin": entry.origin,
+            "originKind": entry.origin_kind,
+            "originNodeId": self.id(entry.owner) if entry.owner is not None else None,
+            "effective": row["effective"],
+            "shadowedBy": row["shadowedBy"],
+            "isRedacted": secret,
+        }
+
+    def trigger_row(self, trigger: TriggerDescription) -> dict[str, Any]:
+        conditions = []
+        for c in trigger.conditions:
+            secret = c.redacted or self.name_secret(c.property) or self.name_secret(c.binding)
+            conditions.append(
+                {
+                    "property": c.property,
+                    "binding": c.binding,
+                    "value": REDACTED if secret else c.value,
+                    "current": REDACTED if secret else c.current,
+                    "met": c.met,
+                    "sourceName": c.source_name,
+                    "isRedacted": secret,
+                    "note": c.note,
+                }
+            )
+        setters = []
+        for s in trigger.setters:
+            secret = s.redacted or self.name_secret(s.property)
+            setters.append(
+                {
+                    "property": s.property,
+                    "value": REDACTED if secret else s.value,
+                    "targetName": s.target_name,
+                    "isRedacted": secret,
+                }
+            )
+        return {
+            "type": trigger.kind,
+            "source": trigger.source,
+            "origin": trigger.origin,
+            "isActive": trigger.is_active,
+            "conditions": conditions,
+            "setters": setters,
+            "event": trigger.event,
+            "actions": list(trigger.actions),
+        }
 
     # -- projection ------------------------------------------------------
     def project(
@@ -1008,6 +1346,22 @@ def _is_interesting(row: dict[str, Any]) -> bool:
     if row.get("isLocallySet") or row.get("isDataBound") or row.get("isRedacted"):
         return True
     return row.get("valueSource") not in _DEFAULT_SOURCES
+
+
+def _redacted_message() -> str:
+    return f"{REDACTED} (the property or a name on its binding path is secret, so the message is hidden)"
+
+
+def _when(stamp: float | None) -> datetime | None:
+    return datetime.fromtimestamp(stamp, tz=timezone.utc) if stamp is not None else None
+
+
+def _check_name(label: str, value: Any) -> None:
+    if not isinstance(value, str) or not value or len(value) > 200:
+        raise InvalidArgumentError(
+            f"{label} must be a non-empty string of at most 200 characters.",
+            suggestion=f"Pass {label} as a name, e.g. one listed by wpf_get_properties.",
+        )
 
 
 def _rect(bounds: Any) -> Rect | None:

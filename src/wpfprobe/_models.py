@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import io
+from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -290,7 +291,203 @@ class SetPropertyResult(_Dto):
     value_source: str
 
 
+FindingLevel = Literal["info", "warning", "error"]
+
+
+class Finding(_Dto):
+    """One problem wpf_run_diagnostics found on one element.
+
+    ``locator`` re-finds the element; ``detail`` holds the numbers and names
+    behind the message (never a property's value).
+    """
+
+    provider: str
+    level: FindingLevel
+    message: str
+    node_id: str
+    locator: str
+    path: str
+    suggestion: str
+    detail: dict[str, PlainValue] = Field(default_factory=dict)
+
+    def line(self) -> str:
+        return f"{self.level} {self.provider} {self.locator}: {self.message}"
+
+
+class DiagnosticsPage(Page[Finding]):
+    """A page of findings, most severe first, then in tree order.
+
+    ``providers_run`` ran on this app's toolkit; ``providers_not_applicable``
+    were asked for (or are part of "all") but have no meaning on it.
+    """
+
+    providers_run: list[str]
+    providers_not_applicable: list[str] = Field(default_factory=list)
+
+
+# -- why is my UI wrong: bindings, resources, triggers, behaviors ---------------------
+
+
+class BindingErrorInfo(_Dto):
+    """A binding error the toolkit reported (or a binding is in now), for one property.
+
+    ``kind``: trace (WPF's binding trace), complete (WinForms BindingComplete
+    with an error state), format / parse (a WinForms Format or Parse that
+    failed), status (the binding's live state). ``count`` says how often the
+    same message repeated.
+    """
+
+    property_name: str | None = None
+    message: str
+    count: int = 1
+    kind: str
+    path: str | None = None
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+
+
+class BindingInfo(_Dto):
+    """The data binding behind one property, as Snoop shows it; fields that do not apply are None.
+
+    ``is_bound`` False means the property is not data-bound (``status``
+    "not-bound"; ``value_source`` says where its value comes from instead).
+    ``resolved_value`` is the value the property holds now (what the binding
+    delivered, or its fallback); ``[REDACTED]`` when the property, its type or
+    a name on the binding path is secret. WPF fills ``mode``, ``converter``,
+    ``data_context_*``; WinForms fills ``update_trigger`` (DataSourceUpdateMode),
+    ``control_update_mode``, ``formatting_enabled`` and ``has_current_item``
+    (False: the source list is empty or has no current row, so the property
+    shows nothing: the WinForms analogue of a null DataContext).
+    """
+
+    node_id: str | None = None
+    property_name: str
+    property_type_name: str
+    is_bound: bool
+    kind: str | None = None
+    path: str | None = None
+    mode: str | None = None
+    update_trigger: str | None = None
+    control_update_mode: str | None = None
+    converter: str | None = None
+    converter_parameter: str | None = None
+    string_format: str | None = None
+    formatting_enabled: bool | None = None
+    fallback_value: str | None = None
+    target_null_value: str | None = None
+    source_kind: str | None = None
+    source_description: str | None = None
+    source_type_name: str | None = None
+    data_context_is_null: bool | None = None
+    data_context_type: str | None = None
+    has_current_item: bool | None = None
+    status: str
+    error: str | None = None
+    resolved_value: PlainValue = None
+    resolved_value_type_name: str | None = None
+    value_source: str | None = None
+    is_redacted: bool = False
+    recent_errors: list[BindingErrorInfo] = Field(default_factory=list)
+    children: list[BindingInfo] = Field(default_factory=list)
+
+
+class ResourceInfo(_Dto):
+    """One resource key on the lookup path of an element, closest dictionary first.
+
+    ``effective`` is True for the definition a lookup of ``key`` from the
+    element finds; a farther one with the same key is shadowed, and
+    ``shadowed_by`` names the origin that wins. ``value_summary`` is a short
+    rendering, ``[REDACTED]`` when the key names a secret or the value's type
+    is secret (then the value was never read).
+    """
+
+    key: str
+    value_type_name: str | None = None
+    value_summary: PlainValue = None
+    origin: str
+    origin_kind: str
+    origin_node_id: str | None = None
+    effective: bool
+    shadowed_by: str | None = None
+    is_redacted: bool = False
+
+
+class ResourcePage(Page[ResourceInfo]):
+    """A page of resources. ``supported`` False: the toolkit has no resource dictionaries (``note`` says so)."""
+
+    supported: bool = True
+    note: str | None = None
+
+
+class TriggerConditionInfo(_Dto):
+    """``property`` (Trigger) or ``binding`` (DataTrigger) must equal ``value``; ``met`` None: unknown (see ``note``)."""
+
+    property: str | None = None
+    binding: str | None = None
+    value: PlainValue = None
+    current: PlainValue = None
+    met: bool | None = None
+    source_name: str | None = None
+    is_redacted: bool = False
+    note: str | None = None
+
+
+class TriggerSetterInfo(_Dto):
+    property: str
+    value: PlainValue = None
+    target_name: str | None = None
+    is_redacted: bool = False
+
+
+class TriggerInfo(_Dto):
+    """One trigger: Trigger, DataTrigger, EventTrigger, MultiTrigger or MultiDataTrigger.
+
+    ``source`` is style, template or element; ``is_active`` None means it
+    could not be evaluated (an EventTrigger has no state; a DataTrigger's
+    binding may use a converter).
+    """
+
+    type: str
+    source: str
+    origin: str
+    is_active: bool | None = None
+    conditions: list[TriggerConditionInfo] = Field(default_factory=list)
+    setters: list[TriggerSetterInfo] = Field(default_factory=list)
+    event: str | None = None
+    actions: list[str] = Field(default_factory=list)
+
+
+class TriggerList(_Dto):
+    """The element's triggers; ``supported`` False: the toolkit has none (``note`` says so)."""
+
+    node: Node
+    supported: bool = True
+    note: str | None = None
+    triggers: list[TriggerInfo] = Field(default_factory=list)
+
+
+class BehaviorInfo(_Dto):
+    """An attached behavior (``kind`` behavior) or interaction trigger (``kind`` trigger)."""
+
+    kind: str
+    type_name: str
+    assembly_name: str
+    properties: dict[str, PlainValue] = Field(default_factory=dict)
+    actions: list[str] = Field(default_factory=list)
+
+
+class BehaviorList(_Dto):
+    """The element's attached behaviors; ``supported`` False: the toolkit has none (``note`` says so)."""
+
+    node: Node
+    supported: bool = True
+    note: str | None = None
+    behaviors: list[BehaviorInfo] = Field(default_factory=list)
+
+
 def _short(item: Any) -> str:
+    if isinstance(item, Finding):
+        return item.line()
     if isinstance(item, Node):
         return item.label()
     if isinstance(item, Property):

@@ -15,14 +15,21 @@ from ._models import (
     ActionResult,
     ActionState,
     Ancestor,
+    DiagnosticsPage,
+    BehaviorList,
+    BindingInfo,
     ElementInfo,
+    Finding,
     FindResults,
     Node,
     Page,
     Property,
+    ResourceInfo,
+    ResourcePage,
     SessionInfo,
     SetPropertyResult,
     Tree,
+    TriggerList,
     WaitResult,
     Window,
 )
@@ -213,3 +220,131 @@ def set_property_text(result: SetPropertyResult) -> str:
     before = json.dumps(result.previous_value, ensure_ascii=False)
     after = json.dumps(result.new_value, ensure_ascii=False)
     return f"{result.property} ({result.type_name}): {before} -> {after} [{result.value_source}] on {node_line(result.node)}"
+
+
+def _value(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def binding_text(info: BindingInfo) -> str:
+    """What a Snoop user reads first: the binding, its state, its source, then what went wrong."""
+    if not info.is_bound:
+        source = f" (its value comes from: {info.value_source})" if info.value_source else ""
+        return f"{info.property_name} is not data-bound{source}; value = {_value(info.resolved_value)}"
+    lines = [_binding_head(info)]
+    source = info.source_kind or "?"
+    if info.source_description:
+        source += f" {info.source_description}"
+    if info.source_type_name:
+        source += f" [{info.source_type_name}]"
+    lines.append(f"  source: {source}")
+    if info.data_context_is_null is not None:
+        context = "null" if info.data_context_is_null else (info.data_context_type or "?")
+        lines.append(f"  dataContext: {context}")
+    if info.has_current_item is not None:
+        lines.append(f"  hasCurrentItem: {str(info.has_current_item).lower()}")
+    if info.error:
+        lines.append(f"  error: {info.error}")
+    lines.append(f"  resolvedValue: {_value(info.resolved_value)}")
+    for child in info.children:
+        lines.append("  part: " + _binding_head(child))
+    for err in info.recent_errors:
+        times = f" x{err.count}" if err.count > 1 else ""
+        lines.append(f"  recent {err.kind}{times}: {_clip(err.message, 300)}")
+    return "\n".join(lines)
+
+
+def _binding_head(info: BindingInfo) -> str:
+    parts = [f"{info.property_name} <- {info.kind or 'Binding'}"]
+    if info.path:
+        parts.append(f"path={info.path}")
+    for label, value in (
+        ("mode", info.mode),
+        ("update", info.update_trigger),
+        ("controlUpdate", info.control_update_mode),
+        ("converter", info.converter),
+        ("format", info.string_format),
+    ):
+        if value:
+            parts.append(f"{label}={value}")
+    parts.append(f"status={info.status}")
+    return " ".join(parts)
+
+
+def resource_line(item: ResourceInfo) -> str:
+    state = "effective" if item.effective else f"shadowed by {item.shadowed_by}"
+    kind = item.value_type_name or "?"
+    return f"{item.key} = {_value(item.value_summary)} ({kind}) from {item.origin}, {state}"
+
+
+def resource_page_text(page: ResourcePage) -> str:
+    if not page.supported:
+        return f"not supported: {page.note}"
+    if not page.items and not page.total_count:
+        return "(no resources on the lookup path)"
+    return "\n".join([*(resource_line(r) for r in page.items), page_footer(page)])  # type: ignore[arg-type]
+
+
+def _active(value: bool | None) -> str:
+    return "unknown" if value is None else ("ACTIVE" if value else "inactive")
+
+
+def triggers_text(found: TriggerList) -> str:
+    head = node_line(found.node)
+    if not found.supported:
+        return f"{head}\nnot supported: {found.note}"
+    if not found.triggers:
+        return f"{head}\n(no triggers from its style, template or its own Triggers)"
+    lines = [head]
+    for t in found.triggers:
+        line = f"{t.type} [{t.source}: {t.origin}] {_active(t.is_active)}"
+        if t.event:
+            line += f" on {t.event}"
+        lines.append(line)
+        for c in t.conditions:
+            what = c.property or c.binding or "?"
+            if c.source_name:
+                what = f"{c.source_name}.{what}"
+            met = "?" if c.met is None else ("yes" if c.met else "no")
+            cond = f"  when {what} == {_value(c.value)} (now {_value(c.current)}: {met})"
+            if c.note:
+                cond += f" {c.note}"
+            lines.append(cond)
+        for st in t.setters:
+            target = f"{st.target_name}." if st.target_name else ""
+            lines.append(f"  set {target}{st.property} = {_value(st.value)}")
+        if t.actions:
+            lines.append(f"  actions: {', '.join(t.actions)}")
+    return "\n".join(lines)
+
+
+def behaviors_text(found: BehaviorList) -> str:
+    head = node_line(found.node)
+    if not found.supported:
+        return f"{head}\nnot supported: {found.note}"
+    if not found.behaviors:
+        note = f" ({found.note})" if found.note else ""
+        return f"{head}\n(no attached behaviors){note}"
+    lines = [head]
+    for b in found.behaviors:
+        props = " ".join(f"{k}={_value(v)}" for k, v in b.properties.items())
+        lines.append(f"{b.kind} {b.type_name} ({b.assembly_name}) {props}".rstrip())
+        if b.actions:
+            lines.append(f"  actions: {', '.join(b.actions)}")
+    return "\n".join(lines)
+
+
+def finding_line(finding: Finding) -> str:
+    """``warning clipped mp42 Button#clippedButton: message -> suggestion``."""
+    return f"{finding.level} {finding.provider} {finding.node_id} {finding.locator}: {finding.message} -> {finding.suggestion}"
+
+
+def diagnostics_text(page: DiagnosticsPage) -> str:
+    lines = [finding_line(f) for f in page.items] or ["(no findings)"]
+    lines.append(page_footer(page))  # type: ignore[arg-type]
+    ran = ", ".join(page.providers_run) or "none"
+    note = f"providers run: {ran}"
+    if page.providers_not_applicable:
+        note += f"; not applicable to this toolkit: {', '.join(page.providers_not_applicable)}"
+    lines.append(f"({note})")
+    return "\n".join(lines)

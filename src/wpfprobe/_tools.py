@@ -22,15 +22,20 @@ from ._convert import MAX_VALUE_LENGTH
 from ._models import (
     ActionResult,
     Ancestor,
+    BehaviorList,
+    BindingInfo,
+    DiagnosticsPage,
     ElementInfo,
     FindResults,
     Node,
     Page,
     Property,
     PropertyCondition,
+    ResourcePage,
     SessionInfo,
     SetPropertyResult,
     Tree,
+    TriggerList,
     WaitResult,
     Window,
     _Dto,
@@ -180,6 +185,42 @@ class SetPropertyArgs(_TargetArgs):
     )
 
 
+class BindingInfoArgs(_TargetArgs):
+    property_name: str = Field(
+        min_length=1, max_length=200, alias="propertyName", description="The bound property, e.g. Text or Content."
+    )
+
+
+class ResourcesArgs(_TargetArgs):
+    resource_key: str | None = Field(
+        default=None,
+        max_length=200,
+        alias="resourceKey",
+        description="Only this key (case-insensitive), to see where it is defined and which definition wins.",
+    )
+    cursor: CursorArg = None
+    take: int = Field(default=50, ge=1, le=200)
+
+
+class DiagnosticsArgs(_TargetArgs):
+    node_id: NodeIdArg = Field(
+        default=None, alias="nodeId", description="Check only this element's subtree; none: every window."
+    )
+    providers: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=20,
+        description="Provider names to run (default all): binding-errors, null-datacontext, "
+        "unresolved-dynamic-resource, non-virtualized-items, zero-size, clipped, overlapping-siblings, "
+        "tab-order, unnamed-input.",
+    )
+    min_level: Literal["info", "warning", "error"] = Field(
+        default="info", alias="minLevel", description="Leave out findings below this level."
+    )
+    cursor: CursorArg = None
+    take: int = Field(default=50, ge=1, le=200)
+
+
 class WindowList(_Dto):
     windows: list[Window]
 
@@ -289,6 +330,33 @@ def _screenshot(engine: Engine, args: _TargetArgs) -> ToolOutput:
     shot = engine.screenshot(args.optional_target())
     info = ScreenshotInfo(node_id=shot.node_id, width=shot.width, height=shot.height)
     return ToolOutput(info, info.model_dump_json(by_alias=True), png=shot.png)
+
+
+def _binding_info(engine: Engine, args: BindingInfoArgs) -> ToolOutput:
+    info = engine.binding_info(args.target(), args.property_name)
+    return ToolOutput(info, _text.binding_text(info))
+
+
+def _resources(engine: Engine, args: ResourcesArgs) -> ToolOutput:
+    page = engine.resources(args.optional_target(), resource_key=args.resource_key, cursor=args.cursor, take=args.take)
+    return ToolOutput(page, _text.resource_page_text(page))
+
+
+def _triggers(engine: Engine, args: _TargetArgs) -> ToolOutput:
+    found = engine.triggers(args.target())
+    return ToolOutput(found, _text.triggers_text(found))
+
+
+def _behaviors(engine: Engine, args: _TargetArgs) -> ToolOutput:
+    found = engine.behaviors(args.target())
+    return ToolOutput(found, _text.behaviors_text(found))
+
+
+def _diagnostics(engine: Engine, args: DiagnosticsArgs) -> ToolOutput:
+    page = engine.diagnostics(
+        args.optional_target(), providers=args.providers, min_level=args.min_level, cursor=args.cursor, take=args.take
+    )
+    return ToolOutput(page, _text.diagnostics_text(page))
 
 
 def _click(engine: Engine, args: ClickArgs) -> ToolOutput:
@@ -460,6 +528,48 @@ def read_tools(*, tier: Tier) -> list[ToolSpec]:
             "wpf_capture_screenshot", "read", "Screenshot",
             "A PNG of the element (default: the main window) as it is on screen, with its size.",
             _TargetArgs, ScreenshotInfo, _screenshot,
+        ),
+        ToolSpec(
+            "wpf_get_binding_info", "read", "Binding info",
+            "Why a property shows what it shows: the data binding behind it (path, mode, update trigger, "
+            "converter, source: ElementName/RelativeSource/Source/DataContext or a WinForms DataSource), whether "
+            "the DataContext is null or the WinForms source has no current item, the status (active, path-error, "
+            "no-current-item...), the error, recent binding errors, the resolved value and the parts of a "
+            "MultiBinding/PriorityBinding. A property that is not bound answers isBound=false with its valueSource.",
+            BindingInfoArgs, BindingInfo, _binding_info,
+        ),
+        ToolSpec(
+            "wpf_run_diagnostics", "read", "Run diagnostics",
+            "Find what is wrong in the UI (or nodeId's subtree), most severe first: binding errors, bindings "
+            "whose DataContext is null, unresolved DynamicResources, large lists without virtualization, "
+            "zero-size or clipped elements, and on WinForms overlapping controls, tab order against reading "
+            "order and inputs without an accessible name. Each finding: provider, level, message, nodeId, a "
+            "locator that re-finds the element, path and a suggestion naming what to change. providersRun and "
+            "providersNotApplicable say what was checked on this toolkit.",
+            DiagnosticsArgs, DiagnosticsPage, _diagnostics,
+        ),
+        ToolSpec(
+            "wpf_get_resources", "read", "Resources",
+            "A page of the resource keys an element can see (no element: the Application's), closest first: its "
+            "own Resources, its Style's and template's, its ancestors', the window's, the Application's and merged "
+            "dictionaries. Each key has its value type, a short value summary, its origin, and effective=false when "
+            "a closer definition shadows it (shadowedBy). resourceKey shows one key. WinForms has no resource "
+            "dictionaries: supported=false and a note say so.",
+            ResourcesArgs, ResourcePage, _resources,
+        ),
+        ToolSpec(
+            "wpf_get_triggers", "read", "Triggers",
+            "The element's triggers from its Style (and BasedOn chain), its ControlTemplate and its own Triggers: "
+            "type (Trigger, DataTrigger, EventTrigger, MultiTrigger, MultiDataTrigger), source, isActive now "
+            "(null when it cannot be evaluated), conditions with the live values they were compared with, and "
+            "setters. WinForms has no triggers: supported=false and a note say so.",
+            _TargetArgs, TriggerList, _triggers,
+        ),
+        ToolSpec(
+            "wpf_get_behaviors", "read", "Behaviors",
+            "Attached behaviors and interaction triggers (Microsoft.Xaml.Behaviors, System.Windows.Interactivity) "
+            "on the element: type, assembly and properties. WinForms has none: supported=false and a note say so.",
+            _TargetArgs, BehaviorList, _behaviors,
         ),
     ]  # fmt: skip
 

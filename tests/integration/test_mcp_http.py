@@ -36,6 +36,11 @@ READ_TOOLS = {
     "wpf_inspect_element",
     "wpf_get_properties",
     "wpf_capture_screenshot",
+    "wpf_get_binding_info",
+    "wpf_run_diagnostics",
+    "wpf_get_resources",
+    "wpf_get_triggers",
+    "wpf_get_behaviors",
 }
 HIGHER_TIER_TOOLS = {
     "wpf_click": "INPUT_DISABLED",
@@ -208,6 +213,14 @@ def test_every_tool_answers_and_its_structured_content_matches_its_output_schema
             await call("wpf_capture_screenshot", {})
             await call("wpf_capture_screenshot", {"locator": "#saveButton"})
             await call("wpf_capture_screenshot", {"nodeId": save["nodeId"]})
+            await call("wpf_get_binding_info", {"locator": "#greetingLabel", "propertyName": "Text"})
+            await call("wpf_get_binding_info", {"nodeId": save["nodeId"], "propertyName": "Text"})
+            await call("wpf_run_diagnostics", {})
+            await call("wpf_run_diagnostics", {"locator": "#formPanel", "providers": ["clipped"], "minLevel": "warning", "take": 1})
+            await call("wpf_get_resources", {})
+            await call("wpf_get_resources", {"locator": "#saveButton", "resourceKey": "Accent", "take": 5})
+            await call("wpf_get_triggers", {"locator": "#saveButton"})
+            await call("wpf_get_behaviors", {"nodeId": save["nodeId"]})
             answers["(listed)"] = [({}, {"names": sorted(tools)})]
             return answers
 

@@ -85,6 +85,11 @@ def test_inspector_lists_the_tools(inspector: list[str], mcp_server: Any, tmp_pa
         "wpf_inspect_element",
         "wpf_get_properties",
         "wpf_capture_screenshot",
+        "wpf_get_binding_info",
+        "wpf_run_diagnostics",
+        "wpf_get_resources",
+        "wpf_get_triggers",
+        "wpf_get_behaviors",
     }
     assert all(t.get("outputSchema") for t in listed["tools"])
 

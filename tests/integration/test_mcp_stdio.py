@@ -41,6 +41,11 @@ READ_TOOLS = {
     "wpf_inspect_element",
     "wpf_get_properties",
     "wpf_capture_screenshot",
+    "wpf_get_binding_info",
+    "wpf_run_diagnostics",
+    "wpf_get_resources",
+    "wpf_get_triggers",
+    "wpf_get_behaviors",
 }
 
 

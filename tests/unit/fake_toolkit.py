@@ -35,17 +35,27 @@ import pytest
 from wpfprobe._adapter import (
     Bounds,
     ActionKind,
+    BehaviorDescription,
+    BindingDescription,
+    BindingErrorRecord,
     Blocker,
     Capture,
+    DiagnosticFacts,
     ElementState,
     InputMode,
     KeyChord,
+    MayRead,
     MouseButton,
     Naming,
     PlainValue,
     PropertyDescriptor,
     PropertyReading,
+    ResourceEntry,
     TreeType,
+    TriggerCondition,
+    TriggerDescription,
+    TriggerSetter,
+    Unsupported,
 )
 from wpfprobe._api import Probe
 from wpfprobe._convert import Converted, EnumSpec
@@ -200,6 +210,19 @@ class FakeElement:
         self.read_only = read_only
         #: Chords FakeAdapter.send_keys pressed on this element.
         self.keys: list[KeyChord] = []
+        # -- why is my UI wrong (set by tests) --
+        #: Data bindings by property name (lower case), as FakeAdapter.binding describes them.
+        self.bindings: dict[str, BindingDescription] = {}
+        #: Recorded binding errors (FakeAdapter.binding_errors).
+        self.error_records: list[BindingErrorRecord] = []
+        #: This element's resource dictionary: (key, value) in definition order.
+        self.resources: list[tuple[str, Any]] = []
+        #: Triggers: FakeTrigger specs evaluated against this element's properties.
+        self.triggers: list[FakeTrigger] = []
+        #: Attached behaviors: (type name, assembly name, properties).
+        self.behaviors: list[tuple[str, str, list[FakeProp]]] = []
+        #: DiagnosticFacts fields beyond ``bounds`` (FakeAdapter.diagnostic_facts), set by tests.
+        self.facts: dict[str, Any] = {}
         self.disposed = False
         self.parent: FakeElement | None = None
         self.children: list[FakeElement] = []
@@ -273,10 +296,29 @@ CHECKABLE_TYPES = frozenset({"CheckBox", "RadioButton", "ToggleButton"})
 SELECTOR_TYPES = frozenset({"ListBox", "ComboBox", "TabControl", "ListView"})
 
 
+class FakeTrigger:
+    """A trigger whose conditions are (property name, expected value) on the element it applies to."""
+
+    def __init__(
+        self,
+        kind: str = "Trigger",
+        source: str = "style",
+        conditions: list[tuple[str, Any]] | None = None,
+        setters: list[tuple[str, Any]] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.source = source
+        self.conditions = conditions or []
+        self.setters = setters or []
+
+
 class FakeApp:
     def __init__(self, *windows: FakeElement) -> None:
         self.windows: list[FakeElement] = list(windows)
         self.active: FakeElement | None = windows[0] if windows else None
+        #: Application resources, then merged dictionaries (each a list of (key, value)), last merged wins.
+        self.resources: list[tuple[str, Any]] = []
+        self.merged: list[list[tuple[str, Any]]] = []
 
     def close(self, window: FakeElement) -> None:
         self.windows.remove(window)
@@ -308,6 +350,9 @@ class FakeAdapter:
         self.actions: list[tuple[str, Any, dict[str, Any], int]] = []
         #: Every set_value: (element, property name, Converted).
         self.set_values: list[tuple[Any, str, Converted]] = []
+        #: Keys whose values resource_summary rendered, and whose values resource_value_type loaded.
+        self.summarised: list[str] = []
+        self.loaded: list[str] = []
 
     def _count(self, name: str) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
@@ -405,6 +450,100 @@ class FakeAdapter:
     def binding_error_count(self, element: Any) -> int:
         self._count("binding_error_count")
         return int(element.binding_errors)
+
+    def diagnostic_facts(self, element: Any, memo: dict[Any, Any]) -> DiagnosticFacts:
+        self._count("diagnostic_facts")
+        return DiagnosticFacts(bounds=element.bounds, **element.facts)
+
+    # -- why is my UI wrong --------------------------------------------------
+
+    def _extras(self) -> Unsupported | None:
+        return None if self.toolkit == "wpf" else Unsupported(f"{self.toolkit} has none of these")
+
+    def bindings(self, element: Any) -> list[BindingDescription]:
+        self._count("bindings")
+        return list(element.bindings.values())
+
+    def binding(self, element: Any, prop: PropertyDescriptor) -> BindingDescription | None:
+        self._count("binding")
+        return element.bindings.get(prop.name.lower())
+
+    def binding_errors(self, element: Any) -> list[BindingErrorRecord]:
+        self._count("binding_errors")
+        return list(element.error_records)
+
+    def resources(self, element: Any | None) -> list[ResourceEntry] | Unsupported:
+        self._count("resources")
+        unsupported = self._extras()
+        if unsupported is not None:
+            return unsupported
+        out: list[ResourceEntry] = []
+
+        def add(pairs: list[tuple[str, Any]], origin: str, kind: str, owner: Any) -> None:
+            for key, value in pairs:
+                type_name = getattr(value, "net_type", None) or (
+                    _RUNTIME_TYPES.get(type(value), type(value).__name__) if value is not None else None
+                )
+                # Like WPF, the value's type is only known once the value is loaded.
+                out.append(ResourceEntry(key, f"s:{key}", None, origin, kind, owner, (key, value, type_name)))
+
+        el = element
+        while el is not None:
+            kind = "element" if el is element else ("window" if el.parent is None else "ancestor")
+            add(el.resources, f"{el.type_name}#{el.name or ''} Resources", kind, el)
+            el = el.parent
+        add(self.app.resources, "Application Resources", "application", None)
+        for i, merged in reversed(list(enumerate(self.app.merged))):
+            add(merged, f"Application merged dictionary {i}", "merged", None)
+        return out
+
+    def resource_value_type(self, entry: ResourceEntry) -> str | None:
+        self._count("resource_value_type")
+        self.loaded.append(entry.key)
+        type_name: str | None = entry.handle[2]
+        return type_name
+
+    def resource_summary(self, entry: ResourceEntry) -> PlainValue:
+        self._count("resource_summary")
+        self.summarised.append(entry.key)
+        value = entry.handle[1]
+        return value if isinstance(value, (str, int, float, bool)) or value is None else repr(value)
+
+    def triggers(self, element: Any, may_read: MayRead) -> list[TriggerDescription] | Unsupported:
+        self._count("triggers")
+        unsupported = self._extras()
+        if unsupported is not None:
+            return unsupported
+        out = []
+        for spec in element.triggers:
+            conditions = []
+            for name, expected in spec.conditions:
+                fake = element.props.get(name.lower())
+                if fake is None:
+                    conditions.append(TriggerCondition(name, None, expected, note="no such property"))
+                elif not may_read(fake.descriptor(element)):
+                    conditions.append(TriggerCondition(name, None, expected, redacted=True))
+                else:
+                    current = fake.read(element)
+                    conditions.append(TriggerCondition(name, None, expected, current, current == expected))
+            met = [c.met for c in conditions]
+            active = None if None in met or not met else all(met)
+            setters = tuple(TriggerSetter(p, v) for p, v in spec.setters)
+            out.append(TriggerDescription(spec.kind, spec.source, f"fake {spec.source}", active, tuple(conditions), setters))
+        return out
+
+    def behaviors(self, element: Any, may_read: MayRead) -> list[BehaviorDescription] | Unsupported:
+        self._count("behaviors")
+        unsupported = self._extras()
+        if unsupported is not None:
+            return unsupported
+        out = []
+        for type_name, assembly, props in element.behaviors:
+            values = tuple(
+                (p.name, p.read(element) if may_read(p.descriptor(element)) else "[REDACTED]") for p in props
+            )
+            out.append(BehaviorDescription("behavior", type_name, assembly, values))
+        return out
 
     def capture(self, element: Any) -> Capture:
         self._count("capture")

@@ -9,6 +9,7 @@ asked as visual or logical: WinForms has one.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import clr
@@ -25,6 +26,7 @@ from System.Threading import Thread  # noqa: E402
 from System.Windows.Forms import (  # noqa: E402
     AccessibleObject,
     Application,
+    BindingSource,
     CheckBox,
     CheckState,
     ComboBox,
@@ -60,18 +62,26 @@ from System.Windows.Forms import (  # noqa: E402
 
 from wpfprobe._adapter import (  # noqa: E402
     ActionKind,
+    BehaviorDescription,
+    BindingDescription,
+    BindingErrorRecord,
     Blocker,
     Bounds,
     Capture,
+    DiagnosticFacts,
     ElementState,
     InputMode,
     KeyChord,
+    MayRead,
     MouseButton,
     Naming,
     PlainValue,
     PropertyDescriptor,
     PropertyReading,
+    ResourceEntry,
     TreeType,
+    TriggerDescription,
+    Unsupported,
 )
 from wpfprobe._convert import Converted, EnumSpec, conversion_error  # noqa: E402
 from wpfprobe._errors import (  # noqa: E402
@@ -84,6 +94,7 @@ from wpfprobe._errors import (  # noqa: E402
 
 from .._build import build_value, enum_spec_of  # noqa: E402
 
+from .._binding_errors import BindingErrorStore, WeakKeys  # noqa: E402
 from .._ui_thread import UiThread, exception_identity  # noqa: E402
 from .._values import to_plain, type_full_name  # noqa: E402
 
@@ -94,6 +105,40 @@ try:  # MainMenu/MenuItem exist on .NET Framework and Mono, not on .NET Core 3.1
 except ImportError:  # pragma: no cover - depends on the runtime
     _MENU_TYPES = ()
 
+from System.Windows.Forms import (  # noqa: E402 - what diagnostic_facts tells apart
+    DataGridView,
+    DateTimePicker,
+    FlowLayoutPanel,
+    GroupBox,
+    Label,
+    Panel,
+    ScrollableControl,
+    SplitContainer,
+    TableLayoutPanel,
+    ToolStripSeparator,
+    TreeView,
+    UpDownBase,
+    UserControl,
+)
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    control: bool
+    container: bool  # its children are the app's controls
+    scrollable: bool
+    free_layout: bool
+    input: bool
+    names_itself: bool
+    label: bool
+    separator: bool
+    items: str | None  # "virtual-mode" (ListView, DataGridView), "native" (ListBox, ComboBox) or None
+
+
+#: Containers whose children are the app's own controls (not a control's parts).
+_APP_CONTAINERS = (Form, Panel, GroupBox, TabControl, SplitContainer, UserControl)
+#: Controls a user types, picks or sets a value in: each needs a name a screen reader can say.
+_INPUT_TYPES = (TextBoxBase, ComboBox, ListBox, ListView, TreeView, UpDownBase, TrackBar, DateTimePicker, CheckBox, RadioButton)
+
 # A password box keeps its secret in these properties, whatever their names say.
 _PASSWORD_BOX_SECRETS = frozenset({"Text", "Lines", "SelectedText"})
 _TEXT_FAST = object()
@@ -101,7 +146,9 @@ _TEXT_FAST = object()
 
 class WinFormsAdapter:
     toolkit = "winforms"
-    capabilities = ("tree", "properties", "data-bindings", "menus", "screenshot", "input", "set-property")
+    capabilities = (
+        "tree", "properties", "data-bindings", "binding-errors", "menus", "screenshot", "input", "set-property",
+    )  # fmt: skip
 
     def __init__(self, main: Any) -> None:
         from System import WeakReference  # noqa: PLC0415
@@ -109,6 +156,7 @@ class WinFormsAdapter:
         form = main.FindForm() if not isinstance(main, Form) and isinstance(main, Control) else main
         self._main = WeakReference(form)
         self._type_names: dict[type, tuple[str, str]] = {}
+        self._kinds: dict[type, _Kind] = {}
 
     # -- tree ------------------------------------------------------------
     def roots(self) -> list[Any]:
@@ -245,7 +293,12 @@ class WinFormsAdapter:
             return PropertyReading(f"<{kind}: {message}>"[:256], None, "error", False, False)
         binding = _binding_for(element, prop.name)
         if binding is not None:
-            return PropertyReading(_plain(raw), type_full_name(raw), "binding", True, True)
+            errors = [
+                r for r in self.binding_errors(element) if (r.property_name or "").lower() == prop.name.lower()
+            ]
+            # What the binding is in now first, else the most recent error.
+            error = (errors[0] if errors[0].kind == "status" else errors[-1]).message if errors else None
+            return PropertyReading(_plain(raw), type_full_name(raw), "binding", True, True, binding_error=error)
         if not pd.IsBrowsable or str(pd.SerializationVisibility) == "Hidden":
             # Runtime state (Parent, Capture, Bounds...), not a setting anyone made:
             # ShouldSerializeValue says "set" for anything without a known default.
@@ -266,8 +319,189 @@ class WinFormsAdapter:
         return None
 
     def binding_error_count(self, element: Any) -> int:
-        # Binding failures are not recorded yet; nothing has been counted.
-        return 0
+        return len(self.binding_errors(element))
+
+    # -- why is my UI wrong ------------------------------------------------
+    def bindings(self, element: Any) -> list[BindingDescription]:
+        return [self._describe_binding(element, b) for b in _bindings_of(element)]
+
+    def binding(self, element: Any, prop: PropertyDescriptor) -> BindingDescription | None:
+        found = _binding_for(element, prop.name)
+        return self._describe_binding(element, found) if found is not None else None
+
+    def binding_errors(self, element: Any) -> list[BindingErrorRecord]:
+        bindings = _bindings_of(element)
+        if not bindings:
+            return []
+        recorded = _ERRORS.get(_element_key(element))
+        live = []
+        for binding in bindings:
+            problem = _no_current_item(binding)
+            if problem is not None:
+                name = str(binding.PropertyName)
+                live.append(BindingErrorRecord(name, problem, 1, "status", _member_path(binding)))
+        return live + recorded
+
+    def resources(self, element: Any | None) -> list[ResourceEntry] | Unsupported:
+        return Unsupported(
+            "WinForms has no resource dictionaries, so there are no resource keys to look up: a control's "
+            "look comes from its own properties and the ambient ones (Font, ForeColor, BackColor) it takes "
+            "from its parent. Read them with wpf_get_properties."
+        )
+
+    def resource_value_type(self, entry: ResourceEntry) -> str | None:
+        return None  # never asked: resources() has no entries on WinForms
+
+    def resource_summary(self, entry: ResourceEntry) -> PlainValue:
+        return None  # never asked: resources() has no entries on WinForms
+
+    def triggers(self, element: Any, may_read: MayRead) -> list[TriggerDescription] | Unsupported:
+        return Unsupported(
+            "WinForms has no styles or triggers: property changes come from the app's event handlers. "
+            "Read the current values with wpf_get_properties and the data bindings with wpf_get_binding_info."
+        )
+
+    def behaviors(self, element: Any, may_read: MayRead) -> list[BehaviorDescription] | Unsupported:
+        return Unsupported(
+            "WinForms has no attached behaviors: Microsoft.Xaml.Behaviors and System.Windows.Interactivity "
+            "are WPF libraries. Behavior in WinForms lives in the app's event handlers."
+        )
+
+    def hook_bindings(self) -> None:
+        """Listen to every binding of every open form, so errors are recorded as they happen.
+
+        Bindings made later are hooked when the probe first looks at their control.
+        """
+        stack: list[Any] = list(Application.OpenForms)
+        while stack:
+            control = stack.pop()
+            if isinstance(control, Control):
+                _bindings_of(control)
+                stack.extend(control.Controls)
+
+    def _describe_binding(self, element: Any, binding: Any) -> BindingDescription:
+        name = str(binding.PropertyName)
+        pd = TypeDescriptor.GetProperties(element).Find(name, True)
+        type_name = str(pd.PropertyType.FullName) if pd is not None else "System.Object"
+        source = binding.DataSource
+        manager = binding.BindingManagerBase
+        has_current = _has_current_item(manager)
+        problem = _no_current_item(binding)
+        recorded = [
+            r for r in _ERRORS.get(_element_key(element)) if (r.property_name or "").lower() == name.lower()
+        ]
+        if manager is None:
+            status, error = "inactive", "Not bound yet: the control has no BindingContext (is it on a form?)."
+        elif problem is not None:
+            status, error = "no-current-item", problem
+        elif recorded:
+            status, error = "error", recorded[-1].message
+        elif bool(manager.IsBindingSuspended):
+            status, error = "suspended", "The binding manager's binding is suspended (SuspendBinding)."
+        else:
+            status, error = "active", None
+        format_string = str(binding.FormatString or "")
+        return BindingDescription(
+            property_name=name,
+            property_type_name=type_name,
+            kind="Binding",
+            path=_member_path(binding),
+            update_trigger=str(binding.DataSourceUpdateMode),
+            control_update_mode=str(binding.ControlUpdateMode),
+            string_format=format_string or None,
+            formatting_enabled=bool(binding.FormattingEnabled),
+            target_null_value=_summary(binding.NullValue),
+            source_kind="DataSource",
+            source_description=_describe_source(source),
+            source_type_name=type_full_name(source),
+            has_current_item=has_current,
+            status=status,
+            error=error,
+        )
+
+    # -- diagnostics -------------------------------------------------------
+    def diagnostic_facts(self, element: Any, memo: dict[Any, Any]) -> DiagnosticFacts:
+        kind = self._kind(element)
+        if not kind.control:
+            # Menu and tool strip items: their strip lays them out, Tab never stops on them.
+            owner = element.Owner if isinstance(element, ToolStripItem) else None
+            return DiagnosticFacts(
+                bounds=self._walk_bounds(element, owner, memo), zero_size_expected=kind.separator
+            )
+        parent = element.Parent
+        bounds = self._walk_bounds(element, parent, memo)
+        if parent is not None and not self._kind(parent).container:
+            # A control's own parts (the text box inside an up-down or a combo box).
+            return DiagnosticFacts(bounds=bounds)
+        client = None
+        if kind.container and element.Controls.Count:
+            origin = _client_origin(element, memo)
+            if origin is not None:
+                size = element.ClientSize
+                client = Bounds(origin[0], origin[1], int(size.Width), int(size.Height))
+        item_count: int | None = None
+        virtualized: bool | None = None
+        if kind.items == "virtual-mode":  # ListView, DataGridView
+            virtualized = bool(element.VirtualMode)
+            if isinstance(element, ListView):
+                item_count = int(element.VirtualListSize) if virtualized else int(element.Items.Count)
+            else:
+                item_count = int(element.RowCount)
+        elif kind.items == "native":  # ListBox, ComboBox: drawn natively, virtualization does not apply
+            item_count = int(element.Items.Count)
+        return DiagnosticFacts(
+            bounds=bounds,
+            client_area=client,
+            scrolls=kind.scrollable and bool(element.AutoScroll),
+            free_layout=kind.free_layout,
+            docked=int(element.Dock) != 0,
+            tab_index=int(element.TabIndex),
+            tab_stop=bool(element.TabStop),
+            is_input=kind.input,
+            names_itself=kind.names_itself,
+            has_accessible_name=bool(element.AccessibleName),
+            is_label=kind.label,
+            item_count=item_count,
+            virtualized=virtualized,
+        )
+
+    def _kind(self, element: Any) -> _Kind:
+        """What diagnostic_facts tells apart, decided once per Python type (isinstance on a .NET type is slow)."""
+        key = type(element)
+        kind = self._kinds.get(key)
+        if kind is None:
+            container = isinstance(element, _APP_CONTAINERS)
+            if isinstance(element, (ListView, DataGridView)):
+                items = "virtual-mode"
+            elif isinstance(element, (ListBox, ComboBox)):
+                items = "native"
+            else:
+                items = None
+            kind = _Kind(
+                control=isinstance(element, Control),
+                container=container,
+                scrollable=container and isinstance(element, ScrollableControl),
+                free_layout=container and not isinstance(element, (FlowLayoutPanel, TableLayoutPanel, TabControl)),
+                input=isinstance(element, _INPUT_TYPES),
+                names_itself=isinstance(element, (CheckBox, RadioButton)),
+                label=isinstance(element, Label),
+                separator=isinstance(element, ToolStripSeparator),
+                items=items,
+            )
+            self._kinds[key] = kind
+        return kind
+
+    def _walk_bounds(self, element: Any, parent: Any, memo: dict[Any, Any]) -> Bounds | None:
+        """``bounds`` from the parent's screen origin, read once per walk (each read is an X11 round trip on Mono)."""
+        if parent is None or not isinstance(parent, Control):
+            return self.bounds(element)
+        if isinstance(element, ToolStripItem) and not element.Visible:
+            return None
+        origin = _client_origin(parent, memo)
+        if origin is None:
+            return None
+        r = element.Bounds
+        return Bounds(origin[0] + int(r.X), origin[1] + int(r.Y), int(r.Width), int(r.Height))
 
     # -- input -------------------------------------------------------------
     def action_state(self, element: Any) -> dict[str, PlainValue]:
@@ -832,6 +1066,18 @@ def _is_active_control(control: Any) -> bool:
     return False
 
 
+def _client_origin(control: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
+    """The screen position of the control's client area's top-left corner, memoised for one walk."""
+    key = ("origin", control)
+    if key not in memo:
+        if control.IsHandleCreated:
+            p = control.PointToScreen(Point(0, 0))
+            memo[key] = (int(p.X), int(p.Y))
+        else:
+            memo[key] = None
+    return memo[key]
+
+
 def _is_password_box(element: Any) -> bool:
     if isinstance(element, (TextBox, MaskedTextBox)):
         return str(element.PasswordChar) not in ("", "\x00") or bool(element.UseSystemPasswordChar)
@@ -851,13 +1097,121 @@ def _describe(pd: Any, secrets: frozenset[str]) -> PropertyDescriptor:
 
 
 def _binding_for(element: Any, name: str) -> Any | None:
-    bindings = getattr(element, "DataBindings", None) if isinstance(element, Control) else None
-    if bindings is None or not bindings.Count:
-        return None
-    for binding in bindings:
+    for binding in _bindings_of(element):
         if str(binding.PropertyName).lower() == name.lower():
             return binding
     return None
+
+
+# -- data binding errors -----------------------------------------------------
+# One store and one set of hooks per process: every probe attached to this app
+# sees the same errors, and a binding is listened to once however many attach.
+
+_ERRORS = BindingErrorStore()
+_keys: WeakKeys | None = None
+_hooked: WeakKeys | None = None
+
+
+def _element_key(element: Any) -> str:
+    global _keys
+    if _keys is None:
+        _keys = WeakKeys()
+    return _keys.key(element)
+
+
+def _bindings_of(element: Any) -> list[Any]:
+    """The control's bindings, each hooked for errors the first time it is seen."""
+    collection = getattr(element, "DataBindings", None) if isinstance(element, Control) else None
+    if collection is None or not collection.Count:
+        return []
+    found = list(collection)
+    for binding in found:
+        _hook(binding)
+    return found
+
+
+def _hook(binding: Any) -> None:
+    global _hooked
+    if _hooked is None:
+        _hooked = WeakKeys()
+    if _hooked.known(binding) is None:
+        _hooked.key(binding)
+        binding.BindingComplete += _on_binding_complete
+
+
+def _on_binding_complete(sender: Any, args: Any) -> None:
+    # Runs inside the app's own binding code: it must never throw into it.
+    try:
+        binding = args.Binding
+        control = binding.Control if binding is not None else None
+        if control is None:
+            return
+        name = str(binding.PropertyName)
+        # Measured on Mono: a throwing Format handler reports Exception in
+        # ControlUpdate, text that does not parse ("abc" into Int32) Exception in
+        # DataSourceUpdate, both only with FormattingEnabled; without it the
+        # parse error throws out of the property setter and nothing is raised.
+        kind = "format" if str(args.BindingCompleteContext) == "ControlUpdate" else "parse"
+        state = str(args.BindingCompleteState)
+        key = _element_key(control)
+        if state == "Success":
+            _ERRORS.discard(key, name, (kind,))
+            return
+        text = str(args.ErrorText or "")
+        if not text and args.Exception is not None:
+            text = str(args.Exception.Message)
+        step = "formatting the value for the control" if kind == "format" else "writing the value to the source"
+        message = f"{state} while {step}: {text or 'no message'}"
+        _ERRORS.add(key, name, message, kind=kind, path=_member_path(binding))
+    except Exception:  # noqa: BLE001, S110 - recording an error must not become one
+        pass
+
+
+def _member_path(binding: Any) -> str | None:
+    member = str(binding.BindingMemberInfo.BindingMember or "")
+    return member or None
+
+
+def _has_current_item(manager: Any) -> bool | None:
+    if manager is None:
+        return None
+    return int(manager.Count) > 0 and int(manager.Position) >= 0
+
+
+def _no_current_item(binding: Any) -> str | None:
+    """Why the binding has no value to show, when its source has no current item."""
+    manager = binding.BindingManagerBase
+    if manager is None or _has_current_item(manager):
+        return None
+    return (
+        f"The data source has no current item ({_describe_source(binding.DataSource)}: "
+        f"{int(manager.Count)} items, position {int(manager.Position)}), so {binding.PropertyName} "
+        "gets no value from it."
+    )
+
+
+def _describe_source(source: Any) -> str | None:
+    if source is None:
+        return None
+    if isinstance(source, BindingSource):
+        inner = _describe_source(source.DataSource) or "nothing"
+        member = str(source.DataMember or "")
+        over = f"{inner}, DataMember {member!r}" if member else inner
+        return f"BindingSource over {over}"
+    table_name = getattr(source, "TableName", None)
+    if table_name is not None:
+        return f"DataTable {str(table_name)!r} ({int(source.Rows.Count)} rows)"
+    set_name = getattr(source, "DataSetName", None)
+    if set_name is not None:
+        return f"DataSet {str(set_name)!r}"
+    return str(source.GetType().Name) if hasattr(source, "GetType") else type(source).__name__
+
+
+def _summary(value: Any) -> str | None:
+    if value is None:
+        return None
+    plain = _plain(value)
+    return None if plain is None else str(plain)
 
 
 def _plain(value: Any) -> PlainValue:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 from ctypes import CDLL
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -39,19 +40,28 @@ import clr
 
 from wpfprobe._adapter import (
     ActionKind,
+    BehaviorDescription,
+    BindingDescription,
+    BindingErrorRecord,
     Blocker,
     Bounds,
     Capture,
+    DiagnosticFacts,
     ElementState,
     InputMode,
     KeyChord,
+    MayRead,
     MouseButton,
     Naming,
     PlainValue,
     PropertyDescriptor,
     PropertyReading,
+    ResourceEntry,
     Toolkit,
     TreeType,
+    TriggerCondition,
+    TriggerDescription,
+    TriggerSetter,
 )
 from wpfprobe._convert import Converted, EnumSpec, UnsupportedPropertyTypeError, conversion_error
 from wpfprobe._errors import (
@@ -62,6 +72,8 @@ from wpfprobe._errors import (
     InvalidArgumentError,
     PropertyReadOnlyError,
 )
+from wpfprobe._redaction import REDACTED
+from wpfprobe_clr._binding_errors import BindingErrorStore
 from wpfprobe_clr._build import build_value, enum_spec_of
 from wpfprobe_clr._ui_thread import UiThread, exception_identity
 from wpfprobe_clr._values import net_bytes, to_plain, type_full_name
@@ -102,16 +114,37 @@ def _load_wpf() -> Exception | None:
 _WPF_LOAD_ERROR = _load_wpf()
 
 from System import Action, ArgumentException, Byte, Environment, Object, Type  # noqa: E402
+from System.Collections import IEnumerable  # noqa: E402
 from System.ComponentModel import PropertyDescriptor as NetPropertyDescriptor  # noqa: E402
+from System.Diagnostics import SourceLevels, TraceListener  # noqa: E402
 from System.ComponentModel import PropertyDescriptorCollection, TypeDescriptor  # noqa: E402
 from System.IO import MemoryStream  # noqa: E402
-from System.Reflection import TargetInvocationException  # noqa: E402
+from System.Reflection import PropertyInfo, TargetInvocationException  # noqa: E402
 
 if _WPF_LOAD_ERROR is None:
     from System.ComponentModel import DependencyPropertyDescriptor
+    from System.Diagnostics import PresentationTraceSources
     from System.Windows import (
         Application,
         BaseValueSource,
+        Condition,
+        DataTrigger,
+        EventTrigger,
+        FrameworkPropertyMetadata,
+        FrameworkTemplate,
+        MultiDataTrigger,
+        MultiTrigger,
+        PropertyMetadata,
+        PropertyPath,
+        ResourceDictionary,
+        Setter,
+        SetterBase,
+        Style,
+        TemplateBindingExpression,
+        TemplateBindingExtension,
+        Trigger,
+        TriggerAction,
+        TriggerBase,
         ContentElement,
         CornerRadius,
         DependencyObject,
@@ -161,6 +194,7 @@ if _WPF_LOAD_ERROR is None:
         ContentControl,
         ContextMenu,
         Control,
+        ControlTemplate,
         Expander,
         HeaderedContentControl,
         HeaderedItemsControl,
@@ -179,7 +213,25 @@ if _WPF_LOAD_ERROR is None:
         ValidationError,
     )
     from System.Windows.Controls.Primitives import ButtonBase, RangeBase, Selector, TextBoxBase, ToggleButton
-    from System.Windows.Data import Binding, BindingExpression, BindingExpressionBase, BindingOperations, BindingStatus
+    from System.Windows.Controls.Primitives import LayoutInformation  # diagnostic_facts
+    from System.Windows.Controls import Panel, ScrollContentPresenter, ScrollViewer, VirtualizingPanel
+    from System.Windows.Input import KeyboardNavigation
+    from System.Windows.Data import (
+        Binding,
+        BindingBase,
+        BindingExpression,
+        BindingExpressionBase,
+        BindingMode,
+        BindingOperations,
+        BindingStatus,
+        MultiBinding,
+        MultiBindingExpression,
+        PriorityBinding,
+        PriorityBindingExpression,
+        RelativeSource,
+        RelativeSourceMode,
+        UpdateSourceTrigger,
+    )
     from System.Windows.Input import (
         AccessKeyManager,
         AccessKeyPressedEventArgs,
@@ -250,6 +302,19 @@ if _WPF_LOAD_ERROR is None:
         }
     )
     _PATH_ERROR = str(BindingStatus.PathError)
+    _STATUS_NAMES: dict[str, str] = {
+        str(BindingStatus.Unattached): "unattached",
+        str(BindingStatus.Inactive): "inactive",
+        str(BindingStatus.Active): "active",
+        str(BindingStatus.Detached): "detached",
+        str(BindingStatus.AsyncRequestPending): "async-request-pending",
+        str(BindingStatus.PathError): "path-error",
+        str(BindingStatus.UpdateTargetError): "update-target-error",
+        str(BindingStatus.UpdateSourceError): "update-source-error",
+    }
+    _DEFAULT_MODE = str(BindingMode.Default)
+    _DEFAULT_TRIGGER = str(UpdateSourceTrigger.Default)
+    _FIND_ANCESTOR = str(RelativeSourceMode.FindAncestor)
 
     # Most specific first: a Window is a ContentControl, a MenuItem is not a
     # ContentControl but is headered.
@@ -389,6 +454,7 @@ class WpfAdapter:
         owner: DispatcherObject = self._app if self._app is not None else self._window
         self.dispatcher: Dispatcher = owner.Dispatcher
         self._type_names: dict[type, tuple[str, str]] = {}
+        install_binding_trace()
 
     # -- trees
 
@@ -613,17 +679,226 @@ class WpfAdapter:
             return type_full_name(element.DataContext)
         return None
 
+    # -- diagnostics
+
+    def diagnostic_facts(self, element: Any, memo: dict[Any, Any]) -> DiagnosticFacts:
+        if not isinstance(element, UIElement):
+            return DiagnosticFacts(unresolved_resources=self._unresolved_resources(element))
+        bounds = self.bounds(element)
+        item_count: int | None = None
+        virtualized: bool | None = None
+        if isinstance(element, ItemsControl):
+            items: ItemCollection = element.Items
+            item_count = int(items.Count)
+            virtualized = self._virtualizes(element)
+        return DiagnosticFacts(
+            bounds=bounds,
+            client_area=bounds if bool(element.ClipToBounds) or isinstance(element, Window) else None,
+            clip=self._layout_clip(element),
+            scrolls=isinstance(element, (ScrollContentPresenter, ScrollViewer)),
+            tab_index=int(KeyboardNavigation.GetTabIndex(element)),
+            tab_stop=bool(KeyboardNavigation.GetIsTabStop(element)) and bool(element.Focusable),
+            has_accessible_name=bool(str(AutomationProperties.GetName(element) or "")),
+            item_count=item_count,
+            virtualized=virtualized,
+            unresolved_resources=self._unresolved_resources(element),
+        )
+
+    def _virtualizes(self, control: ItemsControl) -> bool | None:
+        """Whether the control's items panel creates containers only for what shows; None before it has one."""
+        host = self._items_host(control)
+        if host is None:
+            return None
+        if not isinstance(host, VirtualizingPanel):
+            return False
+        if control.IsGrouping and not VirtualizingPanel.GetIsVirtualizingWhenGrouping(control):
+            return False
+        return bool(VirtualizingPanel.GetIsVirtualizing(control)) and bool(ScrollViewer.GetCanContentScroll(control))
+
+    def _items_host(self, control: ItemsControl) -> Panel | None:
+        # The panel the template marks IsItemsHost, a few levels down (breadth first).
+        level: list[Any] = [control]
+        for _depth in range(8):
+            below: list[Any] = []
+            for visual in level:
+                for child in self.children(visual, "visual"):
+                    if isinstance(child, Panel) and child.IsItemsHost:
+                        return child
+                    if not isinstance(child, ItemsControl):  # a nested list's host is not ours
+                        below.append(child)
+            level = below
+            if not level:
+                break
+        return None
+
+    def _layout_clip(self, element: UIElement) -> Bounds | None:
+        """The layout slot the element is cut to when it is larger than the space it was given (screen px)."""
+        if not isinstance(element, FrameworkElement) or LayoutInformation.GetLayoutClip(element) is None:
+            return None
+        parent = VisualTreeHelper.GetParent(element)
+        if not isinstance(parent, UIElement):
+            return None
+        if PresentationSource.FromVisual(parent) is None:
+            return None
+        slot: Rect = LayoutInformation.GetLayoutSlot(element)
+        if slot.IsEmpty:
+            return None
+        try:
+            top_left: Point = parent.PointToScreen(slot.TopLeft)
+            bottom_right: Point = parent.PointToScreen(slot.BottomRight)
+        except Exception:  # noqa: BLE001 - the source can go away between the check and the call
+            return None
+        x, y = math.floor(top_left.X + 0.5), math.floor(top_left.Y + 0.5)
+        return Bounds(x, y, math.floor(bottom_right.X + 0.5) - x, math.floor(bottom_right.Y + 0.5) - y)
+
+    def _unresolved_resources(self, element: Any) -> tuple[tuple[str, str], ...]:
+        """(property, key) of each DynamicResource set on the element whose key finds nothing."""
+        if not isinstance(element, (FrameworkElement, FrameworkContentElement)):
+            return ()
+        owner: DependencyObject = element
+        found: list[tuple[str, str]] = []
+        entries: LocalValueEnumerator = owner.GetLocalValueEnumerator()
+        while entries.MoveNext():
+            entry: LocalValueEntry = entries.Current
+            value: object = entry.Value
+            if value is None or type_full_name(value) != "System.Windows.ResourceReferenceExpression":
+                continue
+            # The expression type is internal; its ResourceKey property is public.
+            reflected: Type = value.GetType()
+            info: PropertyInfo | None = reflected.GetProperty("ResourceKey")
+            key = info.GetValue(value, None) if info is not None else None
+            if key is not None and _find_resource(element, key) is None:
+                dp: DependencyProperty = entry.Property
+                found.append((str(dp.Name), str(key)[:200]))
+        return tuple(found)
+
     def binding_error_count(self, element: Any) -> int:
+        return len(self.binding_errors(element))
+
+    # -- why is my UI wrong: bindings
+
+    def bindings(self, element: Any) -> list[BindingDescription]:
         if not isinstance(element, DependencyObject):
-            return 0
-        count = 0
+            return []
+        found: list[BindingDescription] = []
+        seen: set[str] = set()
+        for dp in _bindable_properties(element):
+            name = _dp_name(dp)
+            if name.lower() in seen:
+                continue
+            seen.add(name.lower())
+            described = _describe_dp_binding(element, dp, name)
+            if described is not None:
+                found.append(described)
+        return found
+
+    def binding(self, element: Any, prop: PropertyDescriptor) -> BindingDescription | None:
+        handle: _PropertyHandle | None = prop.handle if isinstance(prop.handle, _PropertyHandle) else None
+        if handle is None or handle.dp is None or not isinstance(element, DependencyObject):
+            return None
+        return _describe_dp_binding(element, handle.dp, prop.name)
+
+    def binding_errors(self, element: Any) -> list[BindingErrorRecord]:
+        if not isinstance(element, DependencyObject):
+            return []
+        described = {d.property_name.lower(): d for d in self.bindings(element)}
+        traced: list[BindingErrorRecord] = []
+        for key in _trace_keys(element, self._type_names_of(element)[0]):
+            for record in _TRACE_ERRORS.get(key):
+                desc = described.get((record.property_name or "").lower())
+                # The trace names its target by type and name only: a record counts
+                # for this element when it has that binding (same path) now.
+                if desc is None or (record.path and desc.path and record.path != desc.path):
+                    continue
+                traced.append(record)
+        seen = {(r.property_name or "").lower() for r in traced}
+        live = [
+            BindingErrorRecord(d.property_name, d.error, 1, "status", d.path)
+            for name, d in described.items()
+            if d.error is not None and name not in seen
+        ]
+        return live + traced
+
+    # -- why is my UI wrong: resources
+
+    def resources(self, element: Any | None) -> list[ResourceEntry]:
+        found: list[ResourceEntry] = []
+        current: Any = element
+        first = True
+        while current is not None:
+            label = _describe(current)
+            kind = "element" if first else ("window" if isinstance(current, Window) else "ancestor")
+            if isinstance(current, FrameworkElement):
+                _add_dictionary(found, current.Resources, f"{label} Resources", kind, current, [])
+                _add_style_resources(found, current.Style, label, current)
+                if isinstance(current, Control):
+                    template: ControlTemplate | None = current.Template
+                    if template is not None:
+                        _add_dictionary(found, template.Resources, f"Template of {label}", "template", current, [])
+            elif isinstance(current, FrameworkContentElement):
+                _add_dictionary(found, current.Resources, f"{label} Resources", kind, current, [])
+                _add_style_resources(found, current.Style, label, current)
+            first = False
+            current = _resource_parent(current)
+        app = self._application()
+        if app is not None:
+            _add_dictionary(found, app.Resources, "Application Resources", "application", None, [])
+        return found
+
+    def resource_value_type(self, entry: ResourceEntry) -> str | None:
+        return type_full_name(_resource_value(entry))
+
+    def resource_summary(self, entry: ResourceEntry) -> PlainValue:
+        return _summary(_resource_value(entry))
+
+    # -- why is my UI wrong: triggers and behaviors
+
+    def triggers(self, element: Any, may_read: MayRead) -> list[TriggerDescription]:
+        if not isinstance(element, FrameworkElement):
+            return []
+        found: list[TriggerDescription] = []
+        trigger: TriggerBase
+        style: Style | None = element.Style
+        level = 0
+        while style is not None:
+            target: Type | None = style.TargetType
+            origin = f"Style for {target.Name if target is not None else '?'}"
+            if level:
+                origin += f" (BasedOn, {level} up)"
+            for trigger in style.Triggers:
+                found.append(_describe_trigger(element, trigger, "style", origin, None, may_read))
+            style = style.BasedOn
+            level += 1
+        if isinstance(element, Control):
+            template: ControlTemplate | None = element.Template
+            if template is not None:
+                target_type: Type | None = template.TargetType
+                origin = f"ControlTemplate for {target_type.Name if target_type is not None else '?'}"
+                for trigger in template.Triggers:
+                    found.append(_describe_trigger(element, trigger, "template", origin, template, may_read))
+        for trigger in element.Triggers:
+            found.append(_describe_trigger(element, trigger, "element", f"{_describe(element)} Triggers", None, may_read))
+        return found
+
+    def behaviors(self, element: Any, may_read: MayRead) -> list[BehaviorDescription]:
+        if not isinstance(element, DependencyObject):
+            return []
+        found: list[BehaviorDescription] = []
         entries: LocalValueEnumerator = element.GetLocalValueEnumerator()
         while entries.MoveNext():
             entry: LocalValueEntry = entries.Current
-            expression = BindingOperations.GetBindingExpressionBase(element, entry.Property)
-            if expression is not None and _binding_error(expression) is not None:
-                count += 1
-        return count
+            dp: DependencyProperty = entry.Property
+            owner: Type = dp.OwnerType
+            # Matched by name, so neither behaviors assembly has to be present.
+            if str(owner.FullName) not in _INTERACTION_TYPES:
+                continue
+            kind = "trigger" if "Trigger" in str(dp.Name) else "behavior"
+            collection: IEnumerable = entry.Value
+            item: Object
+            for item in collection:
+                found.append(_describe_behavior(item, kind, may_read))
+        return found
+
 
     # -- pixels
 
@@ -1534,6 +1809,14 @@ def _same_dispatcher(app: Application | None, element: DependencyObject) -> bool
     return app is not None and bool(Object.ReferenceEquals(app.Dispatcher, element.Dispatcher))
 
 
+def _find_resource(element: Any, key: object) -> object | None:
+    if isinstance(element, FrameworkElement):
+        return element.TryFindResource(key)
+    if isinstance(element, FrameworkContentElement):
+        return element.TryFindResource(key)
+    return None
+
+
 def _binding_error(expression: BindingExpressionBase) -> str | None:
     status = str(expression.Status)
     has_error = bool(expression.HasError)
@@ -1553,6 +1836,573 @@ def _binding_error(expression: BindingExpressionBase) -> str | None:
         if error is not None:
             return f"Validation error on '{path}': {to_plain(error.ErrorContent)}"
     return f"{status} on '{path}' (source {source_type})"
+
+
+# -- why is my UI wrong (module level) ------------------------------------------
+
+_INTERACTION_TYPES = frozenset({"Microsoft.Xaml.Behaviors.Interaction", "System.Windows.Interactivity.Interaction"})
+# Plumbing every DependencyObject has; not what a behavior's author set.
+_BEHAVIOR_SKIP = frozenset(
+    {"AssociatedObject", "Dispatcher", "DependencyObjectType", "IsSealed", "IsFrozen", "CanFreeze", "HasAnimatedProperties"}
+)
+_MAX_BEHAVIOR_PROPERTIES = 20
+_MAX_SUMMARY = 120
+
+
+def _dp_name(dp: DependencyProperty) -> str:
+    return str(dp.Name)
+
+
+def _style_of(element: DependencyObject) -> Style | None:
+    if isinstance(element, FrameworkElement):
+        return element.Style
+    if isinstance(element, FrameworkContentElement):
+        return element.Style
+    return None
+
+
+def _bindable_properties(element: DependencyObject) -> list[DependencyProperty]:
+    """Local values, plus what the element's style setters set: a style's binding is not a local value."""
+    found: list[DependencyProperty] = []
+    entries: LocalValueEnumerator = element.GetLocalValueEnumerator()
+    while entries.MoveNext():
+        entry: LocalValueEntry = entries.Current
+        found.append(entry.Property)
+    style = _style_of(element)
+    setter_base: SetterBase
+    while style is not None:
+        for setter_base in style.Setters:
+            if isinstance(setter_base, Setter) and isinstance(setter_base.Value, BindingBase):
+                found.append(setter_base.Property)
+        style = style.BasedOn
+    return found
+
+
+def _describe_dp_binding(element: DependencyObject, dp: DependencyProperty, name: str) -> BindingDescription | None:
+    declared: Type = dp.PropertyType
+    type_name = str(declared.FullName or declared.Name)
+    expression = BindingOperations.GetBindingExpressionBase(element, dp)
+    if expression is not None:
+        return _describe_expression(element, dp, name, type_name, expression)
+    local = element.ReadLocalValue(dp)
+    if isinstance(local, TemplateBindingExpression):
+        extension: TemplateBindingExtension = local.TemplateBindingExtension
+        source: DependencyProperty | None = extension.Property
+        parent: DependencyObject | None = element.TemplatedParent if isinstance(element, FrameworkElement) else None
+        return BindingDescription(
+            property_name=name,
+            property_type_name=type_name,
+            kind="TemplateBinding",
+            path=_dp_name(source) if source is not None else None,
+            mode="OneWay",
+            converter_type=type_full_name(extension.Converter),
+            converter_parameter=_summary_text(extension.ConverterParameter),
+            source_kind="RelativeSource",
+            source_description="TemplatedParent",
+            source_type_name=type_full_name(parent),
+            status="active" if parent is not None else "inactive",
+        )
+    return None
+
+
+def _describe_expression(
+    element: DependencyObject, dp: DependencyProperty, name: str, type_name: str, expression: BindingExpressionBase
+) -> BindingDescription:
+    status = _STATUS_NAMES.get(str(expression.Status), str(expression.Status).lower())
+    if status == "active" and bool(expression.HasValidationError):
+        status = "validation-error"
+    context: Any = None
+    has_context = False
+    if isinstance(element, FrameworkElement):
+        context, has_context = element.DataContext, True
+    elif isinstance(element, FrameworkContentElement):
+        context, has_context = element.DataContext, True
+    common: dict[str, Any] = {
+        "property_name": name,
+        "property_type_name": type_name,
+        "status": status,
+        "error": _binding_error(expression),
+        "data_context_is_null": (context is None) if has_context else None,
+        "data_context_type": type_full_name(context),
+    }
+    child: BindingExpressionBase
+    if isinstance(expression, BindingExpression):
+        binding: Binding = expression.ParentBinding
+        kind, description = _binding_source(binding)
+        path: PropertyPath | None = binding.Path
+        path_text = str(path.Path) if path is not None else ""
+        if binding.XPath:
+            path_text = f"{path_text} XPath={binding.XPath}".strip()
+        return BindingDescription(
+            kind="Binding",
+            path=path_text or None,
+            mode=_mode(element, dp, binding.Mode),
+            update_trigger=_update_trigger(element, dp, binding.UpdateSourceTrigger),
+            converter_type=type_full_name(binding.Converter),
+            converter_parameter=_summary_text(binding.ConverterParameter),
+            string_format=str(binding.StringFormat or "") or None,
+            fallback_value=_set_summary(binding.FallbackValue),
+            target_null_value=_set_summary(binding.TargetNullValue),
+            source_kind=kind,  # type: ignore[arg-type]
+            source_description=description,
+            source_type_name=type_full_name(expression.DataItem),
+            **common,
+        )
+    if isinstance(expression, MultiBindingExpression):
+        multi: MultiBinding = expression.ParentMultiBinding
+        parts = []
+        for child in expression.BindingExpressions:
+            parts.append(_describe_expression(element, dp, name, type_name, child))
+        return BindingDescription(
+            kind="MultiBinding",
+            mode=_mode(element, dp, multi.Mode),
+            update_trigger=_update_trigger(element, dp, multi.UpdateSourceTrigger),
+            converter_type=type_full_name(multi.Converter),
+            converter_parameter=_summary_text(multi.ConverterParameter),
+            string_format=str(multi.StringFormat or "") or None,
+            fallback_value=_set_summary(multi.FallbackValue),
+            children=tuple(parts),
+            **common,
+        )
+    if isinstance(expression, PriorityBindingExpression):
+        priority: PriorityBinding = expression.ParentPriorityBinding
+        active: BindingExpressionBase | None = expression.ActiveBindingExpression
+        parts = []
+        active_index: int | None = None
+        for index, child in enumerate(expression.BindingExpressions):
+            if active is not None and Object.ReferenceEquals(child, active):
+                active_index = index
+            parts.append(_describe_expression(element, dp, name, type_name, child))
+        chosen = f"part {active_index} is active" if active_index is not None else "no part has a value yet"
+        return BindingDescription(
+            kind="PriorityBinding",
+            fallback_value=_set_summary(priority.FallbackValue),
+            source_description=chosen,
+            children=tuple(parts),
+            **common,
+        )
+    return BindingDescription(kind=str(expression.GetType().Name), **common)
+
+
+def _binding_source(binding: Binding) -> tuple[str, str]:
+    if binding.ElementName:
+        return "ElementName", f"ElementName={binding.ElementName}"
+    relative: RelativeSource | None = binding.RelativeSource
+    if relative is not None:
+        mode = str(relative.Mode)
+        if mode == _FIND_ANCESTOR:
+            ancestor: Type | None = relative.AncestorType
+            kind = ancestor.Name if ancestor is not None else "?"
+            return "RelativeSource", f"FindAncestor {kind}, level {int(relative.AncestorLevel)}"
+        return "RelativeSource", mode
+    if binding.Source is not None:
+        return "Source", f"Source={type_full_name(binding.Source)}"
+    return "DataContext", "the DataContext (set on the element or inherited from an ancestor)"
+
+
+def _mode(element: DependencyObject, dp: DependencyProperty, mode: BindingMode) -> str:
+    text = str(mode)
+    if text != _DEFAULT_MODE:
+        return text
+    metadata: PropertyMetadata = dp.GetMetadata(element.DependencyObjectType)
+    two_way = isinstance(metadata, FrameworkPropertyMetadata) and bool(metadata.BindsTwoWayByDefault)
+    return "TwoWay (default)" if two_way else "OneWay (default)"
+
+
+def _update_trigger(element: DependencyObject, dp: DependencyProperty, trigger: UpdateSourceTrigger) -> str:
+    text = str(trigger)
+    if text != _DEFAULT_TRIGGER:
+        return text
+    metadata: PropertyMetadata = dp.GetMetadata(element.DependencyObjectType)
+    if isinstance(metadata, FrameworkPropertyMetadata):
+        return f"{metadata.DefaultUpdateSourceTrigger} (default)"
+    return "PropertyChanged (default)"
+
+
+def _summary(value: Any) -> PlainValue:
+    """A short rendering of a resource, parameter or setter value: never an element's own text."""
+    if value is None:
+        return None
+    if isinstance(value, Style):
+        target: Type | None = value.TargetType
+        return f"Style for {target.Name if target is not None else '?'}"
+    if isinstance(value, FrameworkTemplate):
+        return f"<{type(value).__name__}>"
+    if isinstance(value, ResourceDictionary):
+        return f"<ResourceDictionary, {int(value.Count)} keys>"
+    if isinstance(value, BindingBase):
+        return f"<{type(value).__name__}>"
+    plain = _plain(value)
+    if isinstance(plain, str) and len(plain) > _MAX_SUMMARY:
+        return plain[: _MAX_SUMMARY - 1] + "…"
+    return plain
+
+
+def _summary_text(value: Any) -> str | None:
+    plain = _summary(value)
+    return None if plain is None else str(plain)
+
+
+def _set_summary(value: Any) -> str | None:
+    """A FallbackValue or TargetNullValue: None when it was never set."""
+    if value is None or Object.ReferenceEquals(value, DependencyProperty.UnsetValue):
+        return None
+    return _summary_text(value)
+
+
+# -- binding errors as they happen: WPF's binding trace ----------------------------
+
+_TRACE_ERRORS = BindingErrorStore()
+# "System.Windows.Data Error: 40 : ": the source's name, the level and the event id.
+_TRACE_HEADER = re.compile(r"^\S+ (?P<level>\w+): (?P<code>\d+) : ")
+_TRACE_TARGET = re.compile(
+    r"target element is '(?P<type>[^']*)' \((?:Name='(?P<name>[^']*)'|HashCode=(?P<hash>-?\d+))\)"
+)
+_TRACE_PROPERTY = re.compile(r"target property is '(?P<property>[^']*)'")
+_TRACE_PATH = re.compile(r"BindingExpression:Path=(?P<path>[^;]*);")
+_trace_installed: list[bool] = []
+_trace_pending: list[str] = []
+
+
+def parse_binding_trace(text: str) -> tuple[str, str | None, str | None, str] | None:
+    """(element key, target property, binding path, message) of one binding trace line, or None.
+
+    The trace names its target element by type and x:Name, or by hash code
+    when it has no name: the key is built the way ``_trace_keys`` builds it
+    for a live element.
+    """
+    target = _TRACE_TARGET.search(text)
+    if target is None:
+        return None
+    if target.group("hash") is not None:
+        key = f"{target.group('type')}|hash={target.group('hash')}"
+    else:
+        key = f"{target.group('type')}|name={target.group('name')}"
+    prop = _TRACE_PROPERTY.search(text)
+    path = _TRACE_PATH.search(text)
+    message = _TRACE_HEADER.sub("", text, count=1).strip()
+    return key, prop.group("property") if prop else None, path.group("path") if path else None, message
+
+
+def record_binding_trace(text: str) -> None:
+    parsed = parse_binding_trace(text)
+    if parsed is None:
+        return
+    key, prop, path, message = parsed
+    _TRACE_ERRORS.add(key, prop, message, kind="trace", path=path)
+
+
+def _trace_keys(element: DependencyObject, short: str) -> list[str]:
+    name = ""
+    if isinstance(element, FrameworkElement):
+        name = str(element.Name or "")
+    elif isinstance(element, FrameworkContentElement):
+        name = str(element.Name or "")
+    # DependencyObject.GetHashCode is sealed to object identity: what the trace prints.
+    return [f"{short}|name={name}", f"{short}|hash={int(element.GetHashCode())}"]
+
+
+class BindingTraceListener(TraceListener):
+    """Receives WPF's data binding trace; each finished line is parsed and recorded.
+
+    A trace event arrives as Write(header) then WriteLine(message). It must
+    never throw into the binding engine that reports it.
+    """
+
+    __namespace__ = "WpfProbe.Diagnostics"
+
+    def Write(self, *args: Any) -> None:  # noqa: N802 - overrides TraceListener.Write
+        if args:
+            _trace_pending.append(str(args[0]))
+
+    def WriteLine(self, *args: Any) -> None:  # noqa: N802 - overrides TraceListener.WriteLine
+        text = "".join(_trace_pending) + (str(args[0]) if args else "")
+        _trace_pending.clear()
+        try:
+            record_binding_trace(text)
+        except Exception:  # noqa: BLE001, S110 - recording an error must not become one
+            pass
+
+
+def install_binding_trace() -> None:
+    """Listen to PresentationTraceSources.DataBindingSource, once per process.
+
+    WPF only traces after Refresh() (or under a debugger); the level is raised
+    to Warning, never lowered if the app asked for more.
+    """
+    if _trace_installed:
+        return
+    _trace_installed.append(True)
+    PresentationTraceSources.Refresh()
+    source = PresentationTraceSources.DataBindingSource
+    level = int(source.Switch.Level)
+    if 0 <= level < int(SourceLevels.Warning):
+        source.Switch.Level = SourceLevels.Warning
+    source.Listeners.Add(BindingTraceListener())
+
+
+# -- resources -----------------------------------------------------------------------
+
+
+def _resource_key(key: Any) -> tuple[str, str]:
+    """(display, identity) of a resource key: a Type key is an implicit style or template."""
+    if isinstance(key, str):
+        return key, f"s:{key}"
+    if isinstance(key, Type):
+        full = str(key.FullName)
+        return f"{{x:Type {key.Name}}}", f"t:{full}"
+    text = str(key)
+    return text, f"{type_full_name(key)}:{text}"
+
+
+def _add_dictionary(
+    found: list[ResourceEntry],
+    dictionary: ResourceDictionary | None,
+    origin: str,
+    kind: str,
+    owner: Any,
+    visited: list[ResourceDictionary],
+) -> None:
+    """Its own keys, then its merged dictionaries, the last merged first (WPF's lookup order)."""
+    if dictionary is None or any(Object.ReferenceEquals(dictionary, d) for d in visited):
+        return
+    visited.append(dictionary)
+    key: Object
+    for key in dictionary.Keys:
+        shown, ident = _resource_key(key)
+        found.append(ResourceEntry(shown, ident, None, origin, kind, owner, (dictionary, key)))
+    merged: list[ResourceDictionary] = list(dictionary.MergedDictionaries)
+    for index in range(len(merged) - 1, -1, -1):
+        part: ResourceDictionary = merged[index]
+        source = part.Source
+        name = str(source) if source is not None else f"#{index}"
+        merged_kind = "merged" if kind in ("application", "merged") else kind
+        _add_dictionary(found, part, f"{origin} > merged {name}", merged_kind, owner, visited)
+
+
+def _add_style_resources(found: list[ResourceEntry], style: Style | None, label: str, owner: Any) -> None:
+    level = 0
+    while style is not None:
+        origin = f"Style of {label}" if not level else f"Style of {label} (BasedOn, {level} up)"
+        _add_dictionary(found, style.Resources, origin, "style", owner, [])
+        style = style.BasedOn
+        level += 1
+
+
+def _resource_value(entry: ResourceEntry) -> Any:
+    dictionary: ResourceDictionary = entry.handle[0]
+    # Reading it loads a deferred resource, as the app's own first lookup would.
+    return dictionary[entry.handle[1]]
+
+
+def _resource_parent(element: Any) -> Any | None:
+    """Where a resource lookup goes next: the logical parent, else the templated or visual parent."""
+    if not isinstance(element, DependencyObject):
+        return None
+    parent = LogicalTreeHelper.GetParent(element)
+    if parent is not None:
+        return parent
+    if isinstance(element, FrameworkElement) and element.TemplatedParent is not None:
+        return element.TemplatedParent
+    if isinstance(element, (Visual, Visual3D)):
+        return VisualTreeHelper.GetParent(element)
+    return None
+
+
+# -- triggers ------------------------------------------------------------------------
+
+
+def _describe_trigger(
+    element: FrameworkElement,
+    trigger: TriggerBase,
+    source: str,
+    origin: str,
+    template: FrameworkTemplate | None,
+    may_read: MayRead,
+) -> TriggerDescription:
+    conditions: list[TriggerCondition] = []
+    setters: tuple[TriggerSetter, ...] = ()
+    event: str | None = None
+    condition: Condition
+    actions = [f"enter: {type(a).__name__}" for a in trigger.EnterActions]
+    actions += [f"exit: {type(a).__name__}" for a in trigger.ExitActions]
+    if isinstance(trigger, Trigger):
+        kind = "Trigger"
+        conditions.append(_property_condition(element, trigger.Property, trigger.Value, trigger.SourceName, template, may_read))
+        setters = _setters(trigger.Setters, may_read)
+    elif isinstance(trigger, MultiTrigger):
+        kind = "MultiTrigger"
+        for condition in trigger.Conditions:
+            conditions.append(
+                _property_condition(element, condition.Property, condition.Value, condition.SourceName, template, may_read)
+            )
+        setters = _setters(trigger.Setters, may_read)
+    elif isinstance(trigger, DataTrigger):
+        kind = "DataTrigger"
+        conditions.append(_data_condition(element, trigger.Binding, trigger.Value, may_read))
+        setters = _setters(trigger.Setters, may_read)
+    elif isinstance(trigger, MultiDataTrigger):
+        kind = "MultiDataTrigger"
+        for condition in trigger.Conditions:
+            conditions.append(_data_condition(element, condition.Binding, condition.Value, may_read))
+        setters = _setters(trigger.Setters, may_read)
+    elif isinstance(trigger, EventTrigger):
+        kind = "EventTrigger"
+        routed: RoutedEvent | None = trigger.RoutedEvent
+        event = str(routed.Name) if routed is not None else None
+        action: TriggerAction
+        actions += [type(action).__name__ for action in trigger.Actions]
+    else:
+        kind = type(trigger).__name__
+    met = [c.met for c in conditions]
+    if not conditions:
+        active: bool | None = None  # an EventTrigger fires; it has no state to be in
+    elif False in met:
+        active = False
+    elif None in met:
+        active = None
+    else:
+        active = True
+    return TriggerDescription(kind, source, origin, active, tuple(conditions), setters, event, tuple(actions))
+
+
+def _property_condition(
+    element: FrameworkElement,
+    dp: DependencyProperty | None,
+    expected: Any,
+    source_name: str | None,
+    template: FrameworkTemplate | None,
+    may_read: MayRead,
+) -> TriggerCondition:
+    wanted = _summary(expected)
+    if dp is None:
+        return TriggerCondition(None, None, wanted, note="the trigger names no property")
+    name = _dp_name(dp)
+    declared: Type = dp.PropertyType
+    described = PropertyDescriptor(name, str(declared.FullName or declared.Name), None, True)
+    source_name = str(source_name or "") or None
+    if not may_read(described):
+        return TriggerCondition(name, None, None, None, None, source_name, redacted=True)
+    target: Any = element
+    if source_name is not None:
+        target = template.FindName(source_name, element) if template is not None else element.FindName(source_name)
+    if not isinstance(target, DependencyObject):
+        return TriggerCondition(name, None, wanted, None, None, source_name, note=f"{source_name} was not found")
+    current = target.GetValue(dp)
+    return TriggerCondition(name, None, wanted, _summary(current), _equal(current, expected), source_name)
+
+
+def _data_condition(element: FrameworkElement, base: BindingBase | None, expected: Any, may_read: MayRead) -> TriggerCondition:
+    wanted = _summary(expected)
+    if not isinstance(base, Binding):
+        kind = type(base).__name__ if base is not None else "no binding"
+        return TriggerCondition(None, kind, wanted, note="not evaluated: only a plain Binding is")
+    path: PropertyPath | None = base.Path
+    path_text = str(path.Path) if path is not None else ""
+    if any(_name_secret(part, may_read) for part in path_text.split(".") if part):
+        return TriggerCondition(None, path_text, None, redacted=True)
+    if base.Converter is not None or base.XPath or any(c in path_text for c in "[]()/"):
+        return TriggerCondition(None, path_text, wanted, note="not evaluated: it uses a converter, XPath or indexer")
+    found, value, why = _evaluate_path(element, base, path_text, may_read)
+    if not found:
+        return TriggerCondition(None, path_text, wanted, note=f"not evaluated: {why}")
+    if why == "redacted":
+        return TriggerCondition(None, path_text, None, redacted=True)
+    return TriggerCondition(None, path_text, wanted, _summary(value), _equal(value, expected))
+
+
+def _name_secret(name: str, may_read: MayRead) -> bool:
+    return not may_read(PropertyDescriptor(name, "System.Object", None, True))
+
+
+def _evaluate_path(element: FrameworkElement, binding: Binding, path: str, may_read: MayRead) -> tuple[bool, Any, str]:
+    """(evaluated, value, why not / "redacted") of a plain binding path from the binding's source."""
+    relative: RelativeSource | None = binding.RelativeSource
+    source: Any
+    if binding.ElementName:
+        source = element.FindName(binding.ElementName)
+        if source is None:
+            return False, None, f"no element named {binding.ElementName}"
+    elif relative is not None:
+        mode = str(relative.Mode)
+        if mode == str(RelativeSourceMode.Self):
+            source = element
+        elif mode == str(RelativeSourceMode.TemplatedParent):
+            source = element.TemplatedParent
+        else:
+            return False, None, f"RelativeSource {mode} is not evaluated"
+    elif binding.Source is not None:
+        source = binding.Source
+    else:
+        source = element.DataContext
+    value = source
+    for segment in [p for p in path.split(".") if p]:
+        if value is None:
+            return True, None, ""
+        descriptor: NetPropertyDescriptor | None = TypeDescriptor.GetProperties(value).Find(segment, False)
+        if descriptor is None:
+            return False, None, f"{type_full_name(value)} has no property {segment}"
+        declared: Type = descriptor.PropertyType
+        if not may_read(PropertyDescriptor(segment, str(declared.FullName or declared.Name), None, True)):
+            return True, None, "redacted"
+        value = descriptor.GetValue(value)
+    return True, value, ""
+
+
+def _equal(current: Any, expected: Any) -> bool:
+    if current is None or expected is None:
+        return current is None and expected is None
+    if bool(Object.Equals(current, expected)):
+        return True
+    # XAML leaves a DataTrigger's Value a string when it cannot know the source type.
+    return str(current).lower() == str(expected).lower()
+
+
+def _setters(collection: Any, may_read: MayRead) -> tuple[TriggerSetter, ...]:
+    found: list[TriggerSetter] = []
+    setter_base: SetterBase
+    for setter_base in collection:
+        if not isinstance(setter_base, Setter):
+            continue
+        dp: DependencyProperty | None = setter_base.Property
+        if dp is None:
+            continue
+        declared: Type = dp.PropertyType
+        name = _dp_name(dp)
+        target = str(setter_base.TargetName or "") or None
+        if not may_read(PropertyDescriptor(name, str(declared.FullName or declared.Name), None, True)):
+            found.append(TriggerSetter(name, None, target, redacted=True))
+        else:
+            found.append(TriggerSetter(name, _summary(setter_base.Value), target))
+    return tuple(found)
+
+
+# -- behaviors -----------------------------------------------------------------------
+
+
+def _describe_behavior(item: Any, kind: str, may_read: MayRead) -> BehaviorDescription:
+    net_type: Type = item.GetType()
+    assembly_name = str(net_type.Assembly.GetName().Name)
+    values: list[tuple[str, PlainValue]] = []
+    collection: PropertyDescriptorCollection = TypeDescriptor.GetProperties(item)
+    net: NetPropertyDescriptor
+    for net in collection:
+        name = str(net.Name)
+        if name in _BEHAVIOR_SKIP or len(values) >= _MAX_BEHAVIOR_PROPERTIES:
+            continue
+        declared: Type = net.PropertyType
+        described = PropertyDescriptor(name, str(declared.FullName or declared.Name), None, bool(net.IsReadOnly))
+        if not may_read(described):
+            values.append((name, REDACTED))
+            continue
+        try:
+            values.append((name, _summary(net.GetValue(item))))
+        except Exception as exc:  # noqa: BLE001 - a behavior's getter may throw; show that
+            error_kind, message = exception_identity(exc)
+            values.append((name, f"<{error_kind}: {message}>"[:200]))
+    actions = getattr(item, "Actions", None)
+    names = tuple(type(a).__name__ for a in actions) if actions is not None else ()
+    return BehaviorDescription(kind, str(net_type.FullName), assembly_name, tuple(values), names)
 
 
 def _plain(value: Any) -> PlainValue:
