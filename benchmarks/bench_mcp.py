@@ -190,9 +190,10 @@ class HandlerTimes(logging.Handler):
         self.records: list[tuple[str, str, float]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.msg == "tool=%s outcome=%s ms=%.1f" and isinstance(record.args, tuple):
-            name, outcome, ms = record.args
-            self.records.append((str(name), str(outcome), float(ms)))
+        # The per-call record carries its facts as extra fields (wpfprobe._logging.FIELDS).
+        fields = record.__dict__
+        if "tool" in fields and "durationMs" in fields:
+            self.records.append((str(fields["tool"]), str(fields.get("outcome")), float(fields["durationMs"])))
 
 
 def noop_spec() -> Any:

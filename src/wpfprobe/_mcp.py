@@ -9,16 +9,20 @@ rather than the SDK's plain text. Tool functions then run on a worker thread
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import time
+import weakref
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.extension import Extension
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
@@ -69,9 +73,11 @@ def parse_arguments(spec: ToolSpec, raw: dict[str, Any]) -> Any:
 class _Gate(Extension):
     identifier = "dev.wpfprobe/gate"
 
-    def __init__(self, specs: dict[str, ToolSpec], tier: Tier) -> None:
+    def __init__(self, specs: dict[str, ToolSpec], tier: Tier, hidden: dict[str, Tier] | None = None) -> None:
         self._specs = specs
         self._tier = tier
+        # Custom tools above the tier: not listed, and refused by name like the built-in ones.
+        self._hidden = hidden if hidden is not None else {}
 
     def settings(self) -> dict[str, Any]:
         return {"tier": self._tier}
@@ -79,7 +85,7 @@ class _Gate(Extension):
     async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Any) -> Any:
         name = params.name
         if name not in self._specs:
-            refusal = _tier_refusal(name, self._tier)
+            refusal = _tier_refusal(name, self._tier, self._hidden.get(name))
             if refusal is not None:
                 return error_result(refusal)
             return await call_next(ctx)
@@ -91,15 +97,15 @@ class _Gate(Extension):
         return await call_next(ctx)
 
 
-def _tier_refusal(name: str, tier: Tier) -> ProbeError | None:
-    if name in INTERACT_TOOLS and not tier_allows(tier, "interact"):
+def _tier_refusal(name: str, tier: Tier, needed: Tier | None = None) -> ProbeError | None:
+    if (name in INTERACT_TOOLS or needed == "interact") and not tier_allows(tier, "interact"):
         return ProbeError(
             f"{name} needs the interact tier; this app allows only {tier}.",
             code="INPUT_DISABLED",
             suggestion="Restart the probe with allow='interact' to let agents use input tools.",
             detail={"tool": name, "tier": tier},
         )
-    if name in MUTATE_TOOLS and not tier_allows(tier, "mutate"):
+    if (name in MUTATE_TOOLS or needed == "mutate") and not tier_allows(tier, "mutate"):
         return ProbeError(
             f"{name} needs the mutate tier; this app allows only {tier}.",
             code="MUTATION_DISABLED",
@@ -114,19 +120,62 @@ def tool_specs(tier: Tier) -> list[ToolSpec]:
 
 
 def build_server(engine: Engine, *, tier: Tier, extra: list[ToolSpec] | None = None) -> MCPServer:
-    from . import __version__  # noqa: PLC0415 - avoids an import cycle
+    tools = ToolServer(engine, tier=tier)
+    for spec in extra or []:
+        tools.add(spec)
+    return tools.server
 
-    specs = [*tool_specs(tier), *(extra or [])]
-    server = MCPServer(
-        "wpfprobe",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        extensions=[_Gate({s.name: s for s in specs}, tier)],
-        log_level="WARNING",
-    )
-    for spec in specs:
-        server.add_tool(
-            tool_function(spec, engine),
+
+CUSTOM_META_KEY = "dev.wpfprobe/custom"
+"""``_meta`` key set on a tool the app registered itself (the broker also treats any
+tool not named ``wpf_*`` as custom)."""
+
+
+class ToolServer:
+    """An MCPServer and the tools it lists; a tool may be added while it serves.
+
+    Clients learn about a tool added later through ``notifications/tools/list_changed``:
+    on 2026-07-28 connections through ``subscriptions/listen`` streams (the SDK's
+    subscription bus), on handshake-era connections through each session's
+    notification channel (the standalone SSE stream over HTTP).
+    """
+
+    def __init__(self, engine: Engine, *, tier: Tier) -> None:
+        from mcp.server.subscriptions import InMemorySubscriptionBus  # noqa: PLC0415
+
+        from . import __version__  # noqa: PLC0415 - avoids an import cycle
+
+        self._engine = engine
+        self._tier = tier
+        self._specs: dict[str, ToolSpec] = {}
+        self._hidden: dict[str, Tier] = {}
+        self._bus = InMemorySubscriptionBus()
+        self._sessions = _Sessions()
+        self.server = MCPServer(
+            "wpfprobe",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            extensions=[_Gate(self._specs, tier, self._hidden)],
+            log_level="WARNING",
+            subscriptions=self._bus,
+            middleware=[self._sessions],
+        )
+        for spec in tool_specs(tier):
+            self.add(spec)
+
+    @property
+    def names(self) -> set[str]:
+        """Every tool name taken on this server, listed or above the tier."""
+        return set(self._specs) | set(self._hidden)
+
+    def add(self, spec: ToolSpec, *, custom: bool = False) -> bool:
+        """Serve ``spec``; False when its tier is above the server's (then it is refused by name)."""
+        if not tier_allows(self._tier, spec.tier):
+            self._hidden[spec.name] = spec.tier
+            return False
+        self._specs[spec.name] = spec
+        self.server.add_tool(
+            tool_function(spec, self._engine),
             name=spec.name,
             title=spec.title,
             description=spec.description,
@@ -135,9 +184,54 @@ def build_server(engine: Engine, *, tier: Tier, extra: list[ToolSpec] | None = N
                 destructive_hint=None if spec.read_only else spec.tier == "mutate",
                 open_world_hint=False,
             ),
+            meta={CUSTOM_META_KEY: True} if custom else None,
             structured_output=True,
         )
-    return server
+        return True
+
+    def tools_changed(self) -> None:
+        """Tell connected clients to list the tools again. Safe from any thread; it
+        does not wait, and with no client connected yet there is nobody to tell."""
+        loop = self._sessions.loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the server stopped
+            asyncio.run_coroutine_threadsafe(self._notify(), loop)
+
+    async def _notify(self) -> None:
+        from mcp.server.subscriptions import ToolsListChanged  # noqa: PLC0415
+
+        await self._bus.publish(ToolsListChanged())
+        for connection in self._sessions.handshake_connections():
+            try:
+                await connection.send_tool_list_changed()
+            except Exception:  # noqa: BLE001 - a client that went away has nobody to tell
+                log.debug("could not notify a client of the tool list change", exc_info=True)
+
+
+class _Sessions:
+    """Server middleware that remembers the event loop and the handshake-era connections,
+    the only ones that take a list_changed notification outside a listen stream.
+
+    The SDK hands middleware a per-request ServerSession; the connection behind it
+    (which outlives the request) is only reachable through its private ``_connection``.
+    Without it (another SDK version), handshake-era clients are not notified.
+    """
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        self.loop = asyncio.get_running_loop()
+        connection = getattr(ctx.session, "_connection", None)
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS and hasattr(connection, "send_tool_list_changed"):
+            with contextlib.suppress(TypeError):  # a type that takes no weak reference
+                self._connections.add(connection)
+        return await call_next(ctx)
+
+    def handshake_connections(self) -> list[Any]:
+        return list(self._connections)
 
 
 def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResult]:
@@ -172,7 +266,15 @@ def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResul
             )
         finally:
             # Tool name, duration and outcome only: never arguments or values.
-            log.info("tool=%s outcome=%s ms=%.1f", spec.name, outcome, (time.perf_counter() - started) * 1000)
+            log.info(
+                "tool call",
+                extra={
+                    "app": engine.app_id,
+                    "tool": spec.name,
+                    "durationMs": round((time.perf_counter() - started) * 1000, 1),
+                    "outcome": outcome,
+                },
+            )
 
     params = []
     annotations: dict[str, Any] = {}

@@ -21,8 +21,9 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from urllib.parse import parse_qsl
 
 from ._api import Probe, attach
@@ -31,7 +32,12 @@ from ._errors import InvalidArgumentError, ProbeError
 from ._settings import ProbeSettings
 from ._tools import check_tier
 
+if TYPE_CHECKING:
+    from ._custom import CustomTool
+    from ._mcp import ToolServer
+
 log = logging.getLogger("wpfprobe.server")
+F = TypeVar("F", bound=Callable[..., Any])
 
 Transport = Literal["http", "stdio"]
 LOOPBACK = "127.0.0.1"
@@ -70,6 +76,9 @@ class ProbeHandle:
         self._stop_lock = threading.Lock()
         self._stopped = threading.Event()
         self.manifest_path: Path | None = None
+        self._tools: ToolServer | None = None
+        # Started by `wpfprobe run` on the app's behalf: the app's own start() replaces it.
+        self._replaceable = False
 
     @property
     def running(self) -> bool:
@@ -99,6 +108,32 @@ class ProbeHandle:
         """Block until the server stops (stdio: when the client disconnects)."""
         self._runner.done.wait(timeout)
         return self._runner.done.is_set()
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+    @overload
+    def tool(self, *, name: str | None = None, ui_thread: bool = False, tier: Tier = "read") -> Callable[[F], F]: ...
+    def tool(
+        self, fn: F | None = None, /, *, name: str | None = None, ui_thread: bool = False, tier: Tier = "read"
+    ) -> F | Callable[[F], F]:
+        """Add a function as a tool of this running probe, as ``@wpfprobe.tool`` does
+        (same options); connected clients are told the tool list changed."""
+        from ._custom import decorator  # noqa: PLC0415
+
+        return decorator(fn, name=name, ui_thread=ui_thread, tier=tier, add=self.add_custom_tool)  # type: ignore[no-any-return]
+
+    def add_custom_tool(self, custom: CustomTool) -> None:
+        if self._tools is None or not self.running:
+            raise InvalidArgumentError(
+                "This probe is not running, so it takes no new tools.",
+                suggestion="Register the tool with @wpfprobe.tool before wpfprobe.start().",
+            )
+        if custom.name in self._tools.names:
+            raise InvalidArgumentError(
+                f"This probe already has a tool named {custom.name!r}.", suggestion="Pick another name=."
+            )
+        self._tools.add(custom.spec(), custom=True)
+        self._tools.tools_changed()
 
     def __enter__(self) -> ProbeHandle:
         return self
@@ -141,6 +176,11 @@ def start(
             suggestion="Leave token=None to get a fresh 256-bit random token.",
         )
     with _active_lock:
+        replaced = _active if _active is not None and _active.running and _active._replaceable else None
+    if replaced is not None:
+        # The app's own start() wins over the probe `wpfprobe run` started for it.
+        replaced.stop()
+    with _active_lock:
         if _active is not None and _active.running:
             raise AlreadyStartedError(
                 "wpfprobe.start() was already called in this process.",
@@ -149,17 +189,28 @@ def start(
             )
         settings = (settings or ProbeSettings.from_env()).model_copy(update={"ui_timeout": float(timeout)})
         probe = attach(app, name=name, settings=settings)
-        from ._mcp import build_server  # noqa: PLC0415 - the SDK loads only for a server
+        from ._custom import registered  # noqa: PLC0415
+        from ._mcp import ToolServer  # noqa: PLC0415 - the SDK loads only for a server
 
-        server = build_server(probe.engine, tier=tier)
+        tools = ToolServer(probe.engine, tier=tier)
+        for custom in registered():
+            tools.add(custom.spec(), custom=True)
+        server = tools.server
         if transport == "http":
             handle = _start_http(probe, server, tier=tier, port=port, token=token or secrets.token_urlsafe(32))
         else:
             handle = _start_stdio(probe, server, tier=tier)
+        handle._tools = tools
         _active = handle
     atexit.register(handle.stop)
     _stop_with_ui(handle)
     return handle
+
+
+def active_handle() -> ProbeHandle | None:
+    """The probe started in this process, while it runs."""
+    with _active_lock:
+        return _active if _active is not None and _active.running else None
 
 
 def _stop_with_ui(handle: ProbeHandle) -> None:

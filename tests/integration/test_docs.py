@@ -27,5 +27,14 @@ def test_the_docs_have_examples() -> None:
 
 @pytest.mark.parametrize(("doc", "code"), _blocks())
 def test_doc_example_runs(doc: Path, code: str, running_app: Any, probe: Any) -> None:
+    from wpfprobe import _custom
+
     namespace = {"form": running_app.app, "app": running_app.app, "probe": probe}
-    exec(compile(code, str(doc), "exec"), namespace)  # noqa: S102 - our own documentation
+    before = {t.name for t in _custom.registered()}
+    try:
+        exec(compile(code, str(doc), "exec"), namespace)  # noqa: S102 - our own documentation
+    finally:
+        # A custom tool an example registers must not be served by later tests' probes.
+        for registered in _custom.registered():
+            if registered.name not in before:
+                _custom.unregister(registered.name)

@@ -297,6 +297,8 @@ class Recorder(logging.Handler):
         if not record.name.startswith(self.prefixes):
             return
         text = [record.name, record.getMessage(), repr(record.args), record.exc_text or ""]
+        # The structured fields a record carries (wpfprobe._logging.FIELDS): checked for leaks too.
+        text += [str(record.__dict__.get(key, "")) for key in ("app", "tool", "durationMs", "outcome")]
         if record.exc_info and record.exc_info[1] is not None:
             text.append(repr(record.exc_info[1]))
         self.records.append(" ".join(text))

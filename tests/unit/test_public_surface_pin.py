@@ -51,6 +51,7 @@ WPFPROBE_ALL = [
     "__version__",
     "attach",
     "start",
+    "tool",
 ]
 
 ERRORS_ALL = [

@@ -1,0 +1,129 @@
+"""Structured logs (wpfprobe._logging): JSON lines, the agreed fields, no values."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from wpfprobe import _custom, _logging
+from wpfprobe._errors import InvalidArgumentError
+from wpfprobe._mcp import tool_function
+
+DISTINCT = "Qx7-distinctive-argument-9912"
+
+
+@pytest.fixture(autouse=True)
+def restore_logger(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv(_logging.LEVEL_VARIABLE, raising=False)
+    monkeypatch.delenv(_logging.FILE_VARIABLE, raising=False)
+    logger = logging.getLogger("wpfprobe")
+    saved = (list(logger.handlers), logger.level, logger.propagate, _logging._installed)
+    yield
+    if _logging._installed is not None and _logging._installed not in saved[0]:
+        logger.removeHandler(_logging._installed)
+        _logging._installed.close()
+    logger.handlers[:] = saved[0]
+    logger.level, logger.propagate, _logging._installed = saved[1], saved[2], saved[3]
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_one_json_object_per_line_with_time_level_logger_msg_pid_and_extras(tmp_path: Path) -> None:
+    log_file = tmp_path / "probe.log"
+    _logging.configure(level="info", file=log_file)
+    log = logging.getLogger("wpfprobe.server")
+    log.info("tool call", extra={"app": "a-1", "tool": "wpf_get_windows", "durationMs": 1.5, "outcome": "ok"})
+    log.debug("not at info")
+    log.warning("multi\nline")
+    first, second = lines(log_file)
+    assert first == {
+        "time": first["time"], "level": "INFO", "logger": "wpfprobe.server", "msg": "tool call", "pid": os.getpid(),
+        "app": "a-1", "tool": "wpf_get_windows", "durationMs": 1.5, "outcome": "ok",
+    }  # fmt: skip
+    assert str(first["time"]).endswith("Z") and "T" in str(first["time"])
+    assert second["msg"] == "multi\nline" and "tool" not in second
+
+
+def test_an_exception_is_written_as_its_type_and_frames_not_its_message(tmp_path: Path) -> None:
+    log_file = tmp_path / "probe.log"
+    _logging.configure(level="WARNING", file=log_file)
+    try:
+        raise ValueError(f"contains {DISTINCT}")
+    except ValueError:
+        logging.getLogger("wpfprobe.run").warning("failed", exc_info=True)
+    (record,) = lines(log_file)
+    assert record["exception"] == "ValueError" and "test_structured_logging.py" in str(record["stack"])
+    assert DISTINCT not in log_file.read_text(encoding="utf-8")
+
+
+def test_configure_twice_keeps_one_handler_and_stops_propagation(tmp_path: Path) -> None:
+    _logging.configure(file=tmp_path / "a.log")
+    _logging.configure(file=tmp_path / "b.log")
+    logger = logging.getLogger("wpfprobe")
+    ours = [h for h in logger.handlers if isinstance(h.formatter, _logging.JsonLinesFormatter)]
+    assert len(ours) == 1 and logger.propagate is False
+    logging.getLogger("wpfprobe.x").warning("here")
+    assert (tmp_path / "a.log").read_text() == "" and len(lines(tmp_path / "b.log")) == 1
+
+
+def test_the_environment_gives_the_defaults_and_stderr_is_the_default_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_logging.LEVEL_VARIABLE, "DEBUG")
+    monkeypatch.setenv(_logging.FILE_VARIABLE, str(tmp_path / "env.log"))
+    _logging.configure()
+    logging.getLogger("wpfprobe.x").debug("debug on")
+    assert lines(tmp_path / "env.log")[0]["msg"] == "debug on"
+    monkeypatch.delenv(_logging.FILE_VARIABLE)
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    _logging.configure(level="ERROR")
+    logging.getLogger("wpfprobe.x").warning("below the level")
+    logging.getLogger("wpfprobe.x").error("to stderr")
+    assert [json.loads(x)["msg"] for x in stderr.getvalue().splitlines()] == ["to stderr"]
+
+
+def test_a_bad_level_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="log level"):
+        _logging.configure(level="LOUD")
+
+
+def test_importing_wpfprobe_installs_no_handler() -> None:
+    import subprocess
+
+    code = "import logging, wpfprobe, wpfprobe._mcp; print(len(logging.getLogger('wpfprobe').handlers))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "0" and out.stderr == ""
+
+
+def test_a_tool_call_record_has_name_outcome_and_duration_but_no_argument_value(tmp_path: Path) -> None:
+    log_file = tmp_path / "probe.log"
+    _logging.configure(level="INFO", file=log_file)
+
+    def shout(text: str) -> str:
+        """Upper-case."""
+        return text.upper()
+
+    def fail(text: str) -> str:
+        """Fails with the value in the message."""
+        raise RuntimeError(text)
+
+    engine = SimpleNamespace(app_id="unit-app", ui=None, settings=SimpleNamespace(ui_timeout=1.0))
+    assert not tool_function(_custom.define(shout).spec(), engine)(text=DISTINCT).is_error  # type: ignore[arg-type]
+    assert tool_function(_custom.define(fail).spec(), engine)(text=DISTINCT).is_error  # type: ignore[arg-type]
+    records = lines(log_file)
+    assert [(r["tool"], r["outcome"], r["app"]) for r in records if "tool" in r] == [
+        ("shout", "ok", "unit-app"), ("fail", "INTERNAL", "unit-app"),
+    ]  # fmt: skip
+    assert all(isinstance(r["durationMs"], float) for r in records if "tool" in r)
+    assert DISTINCT not in log_file.read_text(encoding="utf-8")
