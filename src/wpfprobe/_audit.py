@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from ._errors import ErrorCode, InvalidArgumentError, ProbeError
-from ._manifest import sessions_dir
+from ._manifest import home_dir
 
 log = logging.getLogger("wpfprobe.audit")
 
@@ -173,8 +173,8 @@ class VerifyReport(BaseModel):
 
 
 def audit_home() -> Path:
-    """``$WPFPROBE_HOME`` (or its platform default): the parent of the sessions directory."""
-    return sessions_dir().parent
+    """``$WPFPROBE_HOME`` (or its platform default): lasting files, never the runtime directory."""
+    return home_dir()
 
 
 def default_key_path() -> Path:

@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -45,18 +45,27 @@ class Manifest(BaseModel):
         return f"Manifest(app_id={self.app_id!r}, pid={self.pid}, url={self.url!r})"
 
 
-def sessions_dir() -> Path:
-    """``$WPFPROBE_HOME/sessions``, else the user's runtime or local state directory."""
+def home_dir() -> Path:
+    """Where this user's lasting wpfprobe files live (profiles, audit key and logs, launch logs).
+
+    ``$WPFPROBE_HOME``, else ``%LOCALAPPDATA%\\wpfprobe`` on Windows, else
+    ``$XDG_STATE_HOME/wpfprobe`` (``~/.local/state/wpfprobe``): never the runtime
+    directory, which is emptied at logout and would take the audit key with it.
+    """
     home = os.environ.get("WPFPROBE_HOME")
     if home:
-        base = Path(home)
-    elif sys.platform.startswith("win"):
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "wpfprobe"
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        base = Path(os.environ["XDG_RUNTIME_DIR"]) / "wpfprobe"
-    else:
-        base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "wpfprobe"
-    return base / "sessions"
+        return Path(home)
+    if sys.platform.startswith("win"):
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "wpfprobe"
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "wpfprobe"
+
+
+def sessions_dir() -> Path:
+    """``$WPFPROBE_HOME/sessions``, else the user's runtime directory (manifests die with the
+    session, as the processes they describe do), else ``home_dir()/sessions``."""
+    if not os.environ.get("WPFPROBE_HOME") and not sys.platform.startswith("win") and os.environ.get("XDG_RUNTIME_DIR"):
+        return Path(os.environ["XDG_RUNTIME_DIR"]) / "wpfprobe" / "sessions"
+    return home_dir() / "sessions"
 
 
 def process_start_time(pid: int) -> float | None:
@@ -64,21 +73,35 @@ def process_start_time(pid: int) -> float | None:
     import psutil  # noqa: PLC0415
 
     try:
-        return float(psutil.Process(pid).create_time())
+        process = psutil.Process(pid)
+        # A killed process its parent has not reaped yet still has a start time,
+        # but it serves nothing: it is as dead as a missing one.
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(process.create_time())
     except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
         return None
 
 
 def write(manifest: Manifest, directory: Path | None = None) -> Path:
-    directory = directory or sessions_dir()
+    target = (directory or sessions_dir()) / f"{manifest.app_id}.json"
+    write_private_json(target, manifest.model_dump(mode="json", by_alias=True))
+    return target
+
+
+def write_private_json(target: Path, data: Any, *, indent: int | None = None) -> None:
+    """Replace ``target`` with ``data`` as JSON atomically, owner-only (0600 in a 0700 directory)
+    from its first byte: readers see the old file or the new one, never a part or a
+    moment when others could read it."""
+    directory = target.parent
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     _owner_only(directory, 0o700)
-    target = directory / f"{manifest.app_id}.json"
-    fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
+    fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix, dir=directory)
     try:
         _owner_only(Path(temp), 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(manifest.model_dump(mode="json", by_alias=True), fh)
+            json.dump(data, fh, indent=indent)
+            fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(temp, target)
@@ -86,7 +109,6 @@ def write(manifest: Manifest, directory: Path | None = None) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    return target
 
 
 def remove(path: Path) -> None:

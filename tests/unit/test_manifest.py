@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,24 @@ def test_sessions_dir_defaults_to_the_users_runtime_directory(tmp_path: Path, mo
     monkeypatch.delenv("WPFPROBE_HOME", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
     assert _manifest.sessions_dir() == tmp_path / "run" / "wpfprobe" / "sessions"
+
+
+@posix_only
+def test_lasting_files_never_default_to_the_runtime_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: the audit key, audit logs and profiles lived in $XDG_RUNTIME_DIR, emptied at logout."""
+    from wpfprobe import _audit, _profiles
+
+    monkeypatch.delenv("WPFPROBE_HOME", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    lasting = tmp_path / "state" / "wpfprobe"
+    assert _manifest.home_dir() == lasting
+    assert _audit.default_key_path().parent == lasting
+    assert _audit.default_log_path("orders").parent == lasting / "audit"
+    assert _profiles.profiles_path().parent == lasting
+    assert _manifest.sessions_dir() == tmp_path / "run" / "wpfprobe" / "sessions"
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    assert _manifest.sessions_dir() == lasting / "sessions"
 
 
 def test_write_creates_a_file_with_exactly_the_spec_fields(sessions: Path) -> None:
@@ -202,6 +221,26 @@ def test_a_reused_pid_is_detected_by_its_start_time(sessions: Path) -> None:
     later = _manifest.write(manifest(app_id="reused-later", process_start_time=started + 5), sessions)
     assert _manifest.read_all(sessions) == []
     assert not stale.exists() and not later.exists()
+
+
+@pytest.mark.skipif(sys.platform.startswith("win"), reason="Windows has no zombie processes")
+def test_a_killed_app_its_parent_has_not_reaped_is_stale(sessions: Path) -> None:
+    """A zombie keeps its pid and start time but serves nothing: it must not look alive."""
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        started = psutil.Process(child.pid).create_time()
+        path = _manifest.write(manifest(pid=child.pid, app_id="zombie", process_start_time=started), sessions)
+        assert [m.app_id for m in _manifest.read_all(sessions, clean=False)] == ["zombie"]
+        child.kill()
+        deadline = time.monotonic() + 10
+        while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
+            assert time.monotonic() < deadline, "the killed child never became a zombie"
+            time.sleep(0.01)
+        assert _manifest.read_all(sessions) == []
+        assert not path.exists()
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_clean_false_ignores_stale_manifests_but_keeps_them(sessions: Path) -> None:

@@ -1,0 +1,85 @@
+"""The example app with a probe, for the broker tests: one process per app.
+
+    python broker_app.py --name NAME [--allow TIER] [--custom]
+
+Uses $DISPLAY when set (the tests share one Xvfb), else starts its own. With
+--custom it registers ``order_count`` with ``@wpfprobe.tool`` before the probe
+starts and ``slow`` with ``@handle.tool`` after. Prints one JSON line
+{"pid", "appId", "url"} once the server listens, then reads commands on stdin:
+"add" registers ``late_tool`` with ``@handle.tool`` (and prints {"added": ...}),
+"close" stops the app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--allow", default="interact")
+    parser.add_argument("--custom", action="store_true")
+    options = parser.parse_args()
+
+    import wpfprobe
+    import wpfprobe_clr
+    from wpfprobe.testing import virtual_display
+
+    with virtual_display():
+        wpfprobe_clr.ensure_clr()
+        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
+        assert spec is not None and spec.loader is not None
+        example = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(example)
+        app = example.start_in_background()
+        release = threading.Event()
+
+        if options.custom:
+
+            @wpfprobe.tool
+            def order_count(prefix: str = "orders") -> str:
+                """How many orders the app holds."""
+                return f"{prefix}: 42"
+
+        settings = wpfprobe.ProbeSettings(check_thread_affinity=True, ui_timeout=2.0)
+        handle = wpfprobe.start(app.app, name=options.name, allow=options.allow, settings=settings)
+
+        if options.custom:
+
+            @handle.tool
+            def slow(seconds: float = 30.0) -> str:
+                """Wait, for the tests that kill the app during a call."""
+                release.wait(seconds)
+                return "done"
+
+        print(json.dumps({"pid": os.getpid(), "appId": handle.app_id, "url": handle.url}), flush=True)
+        try:
+            for line in sys.stdin:
+                command = line.strip()
+                if command == "close":
+                    break
+                if command == "add":
+
+                    @handle.tool
+                    def late_tool() -> str:
+                        """A tool added while clients are connected."""
+                        return "late"
+
+                    print(json.dumps({"added": "late_tool"}), flush=True)
+        finally:
+            release.set()
+            handle.stop()
+            app.close()
+
+
+if __name__ == "__main__":
+    main()

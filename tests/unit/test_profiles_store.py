@@ -1,0 +1,92 @@
+"""The profile store: one owner-only JSON file, atomic writes, loud about corruption."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from wpfprobe._errors import InvalidArgumentError
+from wpfprobe._profiles import add_profile, get_profile, load_profiles, new_profile, profiles_path, remove_profile
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("WPFPROBE_HOME", str(tmp_path))
+    return tmp_path
+
+
+def test_the_file_lives_in_wpfprobe_home_beside_the_sessions(home: Path) -> None:
+    from wpfprobe._manifest import sessions_dir
+
+    assert profiles_path() == home / "profiles.json"
+    assert sessions_dir().parent == profiles_path().parent
+
+
+def test_add_get_list_remove(home: Path) -> None:
+    assert load_profiles() == {}
+    first = new_profile("orders", ["python", "orders.py", "--demo"], cwd="work", allow="interact", env={"K": "v"})
+    assert first.cwd == os.path.abspath("work")
+    add_profile(first)
+    add_profile(new_profile("b-app_2", ["b.py"]))
+    assert list(load_profiles()) == ["b-app_2", "orders"]
+    assert get_profile("orders") == first
+    remove_profile("b-app_2")
+    assert list(load_profiles()) == ["orders"]
+    data = json.loads((home / "profiles.json").read_text())
+    assert data["schemaVersion"] == 1 and data["profiles"]["orders"]["command"] == ["python", "orders.py", "--demo"]
+
+
+def test_the_file_is_owner_only_and_leaves_no_temporary_files(home: Path) -> None:
+    add_profile(new_profile("a", ["a.py"]))
+    if not sys.platform.startswith("win"):  # Windows: the user's profile directory's ACLs
+        assert stat.S_IMODE((home / "profiles.json").stat().st_mode) == 0o600
+    assert [p.name for p in home.iterdir()] == ["profiles.json"]
+
+
+def test_a_duplicate_needs_replace(home: Path) -> None:
+    add_profile(new_profile("a", ["a.py"]))
+    with pytest.raises(InvalidArgumentError) as caught:
+        add_profile(new_profile("a", ["other.py"]))
+    assert "replace" in caught.value.suggestion.lower()
+    add_profile(new_profile("a", ["other.py"]), replace=True)
+    assert get_profile("a").command == ["other.py"]
+
+
+@pytest.mark.parametrize("name", ["", "has space", "a/b", "x" * 65, "dot.name"])
+def test_bad_names_are_refused(name: str) -> None:
+    with pytest.raises(InvalidArgumentError) as caught:
+        new_profile(name, ["a.py"])
+    assert "profile name" in caught.value.message
+
+
+def test_a_command_that_is_not_a_python_app_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError) as caught:
+        new_profile("a", ["node", "app.js"])
+    assert "neither a python interpreter" in caught.value.message
+
+
+def test_an_unknown_profile_lists_the_known_ones() -> None:
+    add_profile(new_profile("alpha", ["a.py"]))
+    add_profile(new_profile("beta", ["b.py"]))
+    with pytest.raises(InvalidArgumentError) as caught:
+        get_profile("gamma")
+    assert "alpha, beta" in caught.value.message
+    with pytest.raises(InvalidArgumentError):
+        remove_profile("gamma")
+
+
+@pytest.mark.parametrize("text", ["{not json", "[]", '{"profiles": {"a": {"name": "a"}}}', '{"profiles": {"a": {"name": "b", "command": ["b.py"]}}}'])
+def test_a_corrupt_file_is_an_error_naming_it_and_is_left_alone(home: Path, text: str) -> None:
+    path = home / "profiles.json"
+    path.write_text(text)
+    with pytest.raises(InvalidArgumentError) as caught:
+        load_profiles()
+    assert str(path) in caught.value.message and "corrupt" in caught.value.message
+    with pytest.raises(InvalidArgumentError):
+        add_profile(new_profile("c", ["c.py"]))
+    assert path.read_text() == text
