@@ -9,17 +9,26 @@ Invariant 3: the UI thread never waits on a Python lock. The callable it runs
 hands its outcome to a ``queue.SimpleQueue`` (a put never blocks) and the
 caller waits on that queue with a timeout. A call that timed out is marked
 abandoned, so when the busy UI thread finally reaches it, it does nothing.
+
+Only two kinds of thread ever call into the CLR: the UI thread, and one
+poster thread of ours that makes every post for the others. Mono's shutdown
+(``mono_jit_cleanup``, run by pythonnet at exit) waits for every thread that
+ever called into the runtime to end; the MCP server's worker threads never
+end before the interpreter does, so if they posted themselves, an app whose
+UI closed would hang at exit (it did, when an agent clicked File > Exit).
+The poster thread is ended at exit, before the runtime is cleaned up.
 """
 
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from wpfprobe._errors import DispatcherBusyError, ProbeError, UiThreadError
+from wpfprobe._errors import AppNotAvailableError, DispatcherBusyError, ProbeError, UiThreadError
 
 T = TypeVar("T")
 
@@ -40,8 +49,12 @@ class _Call:
             return
         try:
             result = self.fn()
-        except BaseException as exc:  # noqa: BLE001 - every error goes back to the caller
+        except ProbeError as exc:
             self.outcome.put((False, _detached(exc)))
+        except BaseException as exc:  # noqa: BLE001 - every error goes back to the caller
+            # A .NET exception is named here, on the UI thread: the caller's thread must
+            # not call into the runtime (see the module docstring).
+            self.outcome.put((False, _translate(exc) if _is_clr_exception(exc) else _detached(exc)))
         else:
             self.outcome.put((True, result))
 
@@ -64,6 +77,10 @@ class UiThread:
         # Optional wrapper used for every call that runs on the UI thread
         # (the thread-affinity checker installs itself here).
         self._on_ui_thread = on_ui_thread
+        # Calls waiting for the UI thread, failed at once by end(). No lock: end() runs on
+        # the UI thread, which never waits on one; run() re-checks _ended after adding.
+        self._pending: set[_Call] = set()
+        self._ended = False
 
     @property
     def thread_id(self) -> int | None:
@@ -87,22 +104,38 @@ class UiThread:
         if self.is_ui_thread():
             return _unwrap(True, _run_inline(work))
         call = _Call(work)
+        self._pending.add(call)
         try:
-            self._post(call)
-        except ProbeError:
-            raise
-        except Exception as exc:
-            raise _translate(exc) from exc
-        try:
-            ok, value = call.outcome.get(timeout=timeout)
-        except queue.Empty:
-            call.abandoned = True
-            raise DispatcherBusyError(
-                f"The UI thread did not respond within {timeout:g} s; it is busy or blocked.",
-                suggestion="Retry the call once the app is responsive, or raise the timeout.",
-                detail={"timeoutSeconds": timeout},
-            ) from None
+            if self._ended:
+                raise _ui_ended()
+            _POSTER.submit(self._post, call, on_error=lambda err: call.outcome.put((False, err)))
+            try:
+                ok, value = call.outcome.get(timeout=timeout)
+            except queue.Empty:
+                call.abandoned = True
+                raise DispatcherBusyError(
+                    f"The UI thread did not respond within {timeout:g} s; it is busy or blocked.",
+                    suggestion="Retry the call once the app is responsive, or raise the timeout.",
+                    detail={"timeoutSeconds": timeout},
+                ) from None
+        finally:
+            self._pending.discard(call)
         return _unwrap(ok, value)
+
+    def end(self) -> None:
+        """The UI thread's message loop has ended: fail the calls waiting for it, and every
+        later one, with APP_NOT_AVAILABLE at once (what was posted will never run).
+
+        Called on the UI thread as its loop ends; it only hands errors to queues.
+        """
+        self._ended = True
+        for call in list(self._pending):
+            call.abandoned = True
+            call.outcome.put((False, _ui_ended()))
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
 
     def post(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` on the UI thread and return at once, even from the UI thread.
@@ -111,6 +144,8 @@ class UiThread:
         modal dialog). ``fn`` must report its own outcome; anything it raises
         is dropped here, since an exception escaping into the toolkit's loop
         would end the app's message loop or show the app's error dialog.
+        From another thread the post itself is made by the poster thread, so
+        a failure to post (the UI has ended) is dropped too.
         """
         work = self._wrap(fn)
 
@@ -120,6 +155,9 @@ class UiThread:
             except BaseException:  # noqa: BLE001, S110 - see the docstring
                 pass
 
+        if not self.is_ui_thread():
+            _POSTER.submit(self._post, guarded, on_error=None)
+            return
         try:
             self._post(guarded)
         except ProbeError:
@@ -136,6 +174,65 @@ class UiThread:
             return fn()
 
         return work
+
+
+class _Poster:
+    """The thread that posts to UI threads on behalf of every other thread (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple[Post, Callable[[], None], Callable[[ProbeError], None] | None] | None] = (
+            queue.SimpleQueue()
+        )
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, post: Post, work: Callable[[], None], *, on_error: Callable[[ProbeError], None] | None) -> None:
+        with self._lock:
+            if self._closed:
+                raise AppNotAvailableError(
+                    "The app is exiting: no more calls reach its UI thread.",
+                    suggestion="Start the app again, then reconnect.",
+                )
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="wpfprobe-ui-poster", daemon=True)
+                self._thread.start()
+                # Registered after the CLR was loaded (nothing is posted before), so it
+                # runs before pythonnet's and clr_loader's own exit handlers.
+                atexit.register(self.close)
+        self._queue.put((post, work, on_error))
+
+    def _loop(self) -> None:
+        while (item := self._queue.get()) is not None:
+            post, work, on_error = item
+            try:
+                post(work)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller waiting for this call
+                if on_error is not None:
+                    on_error(exc if isinstance(exc, ProbeError) else _translate(exc))
+
+    def close(self, timeout: float = 5.0) -> None:
+        """End the poster thread; later posts fail with APP_NOT_AVAILABLE."""
+        with self._lock:
+            self._closed = True
+            thread = self._thread
+        if thread is not None:
+            self._queue.put(None)
+            thread.join(timeout)
+
+
+_POSTER = _Poster()
+
+
+def _ui_ended() -> AppNotAvailableError:
+    return AppNotAvailableError(
+        "The app's UI thread has ended: the app closed its last window or is exiting.",
+        suggestion="Start the app again, then reconnect (wpf_list_apps through the broker).",
+    )
+
+
+def _is_clr_exception(exc: BaseException) -> bool:
+    return getattr(exc, "GetType", None) is not None
 
 
 def _run_inline(work: Callable[[], Any]) -> Any:

@@ -246,3 +246,32 @@ def test_profiles_are_saved_listed_launched_and_removed_from_the_command_line(
     assert cli("profiles", "remove", "plain-app").returncode == 0
     assert json.loads(cli("profiles", "list", "--json").stdout) == []
 
+
+def test_an_app_an_agent_closes_through_a_tool_exits_promptly(display: str | None, tmp_path: Path) -> None:
+    """Regression: clicking File > Exit over MCP closed the window but the process never exited.
+
+    The MCP server's worker thread had posted to the UI thread itself, so it was
+    known to Mono, whose shutdown waits for every such thread to end: it never
+    did. The click also waited the full UI timeout for hops that could no longer run.
+    """
+    home = tmp_path / "home"
+    example = Path(__file__).resolve().parents[2] / "examples" / "winforms_app.py"
+    argv = [sys.executable, "-m", "wpfprobe", "run", "--allow", "interact", str(example)]
+    proc = subprocess.Popen(argv, cwd=HERE, env=env_for(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        manifest = wait_for_manifest(home, proc.pid, lambda: proc.poll() is None)
+
+        async def click_exit(client: Any) -> tuple[Any, float]:
+            started = time.monotonic()
+            answer = await client.call_tool("wpf_click", {"locator": "menu:File/Exit"})
+            return answer, time.monotonic() - started
+
+        answer, took = mcp(manifest, click_exit)
+        # The UI is gone, so the hops that read the result cannot run: the call says so at once.
+        assert answer.is_error and answer.structured_content["code"] == "APP_NOT_AVAILABLE", answer
+        assert took < 3.0, f"the click waited {took:.1f} s for a UI thread that had ended"
+        out, err = proc.communicate(timeout=60)
+    finally:
+        stop(proc)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err, err

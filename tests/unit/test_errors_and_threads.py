@@ -21,6 +21,7 @@ from fake_toolkit import (  # noqa: F401
 
 from wpfprobe._engine import Engine, Target
 from wpfprobe._errors import (
+    AppNotAvailableError,
     DispatcherBusyError,
     InvalidArgumentError,
     NodeNotFoundError,
@@ -153,6 +154,52 @@ def test_ui_thread_translates_a_failing_post(worker: UiWorker) -> None:
     with pytest.raises(ProbeError) as info:
         ui.run(lambda: 1)
     assert info.value.detail["exceptionType"] == "RuntimeError"
+
+
+def test_posts_from_other_threads_are_made_by_the_one_poster_thread(worker: UiWorker) -> None:
+    """Only the UI thread and the poster call into the runtime (Mono waits at exit for any other)."""
+    posters: set[str] = set()
+
+    def post(call: object) -> None:
+        posters.add(threading.current_thread().name)
+        worker.post(call)  # type: ignore[arg-type]
+
+    ui = UiThread(post=post, check_access=worker.is_current)
+    callers = [threading.Thread(target=lambda: ui.run(lambda: None)) for _ in range(3)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join(10)
+    ui.run(lambda: ui.post(lambda: None))  # from the UI thread itself: posted directly
+    assert posters == {"wpfprobe-ui-poster", "fake-ui-thread"}
+
+
+def test_calls_waiting_for_a_ui_thread_that_ended_fail_at_once(worker: UiWorker) -> None:
+    """Regression: a click that closed the app waited the whole timeout for hops that could never run."""
+    swallowed: list[object] = []
+    ui = UiThread(post=swallowed.append, check_access=lambda: False, default_timeout=30)
+    outcome: list[BaseException] = []
+    waiting = threading.Thread(target=lambda: _capture(outcome, lambda: ui.run(lambda: 1)))
+    waiting.start()
+    deadline = time.monotonic() + 10
+    while not swallowed:  # the call was handed to the (dead) loop
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    started = time.monotonic()
+    ui.end()
+    waiting.join(10)
+    assert time.monotonic() - started < 5
+    assert [type(e) for e in outcome] == [AppNotAvailableError]
+    with pytest.raises(AppNotAvailableError):
+        ui.run(lambda: 1)
+    assert ui.ended
+
+
+def _capture(into: list[BaseException], fn: object) -> None:
+    try:
+        fn()  # type: ignore[operator]
+    except BaseException as exc:  # noqa: BLE001 - the test inspects it
+        into.append(exc)
 
 
 def test_blocked_ui_thread_gives_dispatcher_busy_then_recovers(worker: UiWorker) -> None:

@@ -1269,7 +1269,13 @@ def connect(app: Any, *, timeout: float) -> tuple[WinFormsAdapter, UiThread]:
     def check_access() -> bool:
         return not marshal.control.InvokeRequired
 
-    return WinFormsAdapter(form), UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    adapter = WinFormsAdapter(form)
+    ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    # Errors are recorded from now on; the walk runs on the UI thread, not here.
+    ui.post(adapter.hook_bindings)
+    # Once the loop ends, calls waiting for it fail at once instead of timing out.
+    ui.post(lambda: adapter.on_ui_exit(ui.end))
+    return adapter, ui
 
 
 class _Marshal:

@@ -2911,4 +2911,7 @@ def connect(app: Any, *, timeout: float) -> tuple[WpfAdapter, UiThread]:
     def check_access() -> bool:
         return bool(dispatcher.CheckAccess())
 
-    return adapter, UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    # Once the dispatcher shuts down, calls waiting for it fail at once instead of timing out.
+    ui.post(lambda: adapter.on_ui_exit(ui.end))
+    return adapter, ui
