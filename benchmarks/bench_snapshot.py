@@ -12,6 +12,8 @@ measures, in this one run and on the same form:
 - ``properties(include_defaults=True, take=200)`` of one TextBox, through a
   locator and through a node id, and its floor (TypeDescriptor.GetProperties
   + GetValue in one hop);
+- ``probe.diagnostics()`` (every provider over the whole app, one hop),
+  against the same bare walk;
 - the longest single UI-thread hold the probe made during the whole run.
 
 Each operation is warmed up once, then run --repeat times (interleaved);
@@ -74,7 +76,7 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, size: int, repeat: int) -> d
         by_id = probe.node(node_id)
 
         samples: dict[str, list[Any]] = {k: [] for k in (
-            "tree", "floor_tree", "props_locator", "props_node", "floor_props")}  # fmt: skip
+            "tree", "floor_tree", "props_locator", "props_node", "floor_props", "diagnostics")}  # fmt: skip
         cold: dict[str, float] = {}
         facts: dict[str, Any] = {"node_cap": probe.engine.settings.max_tree_nodes}
 
@@ -103,6 +105,11 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, size: int, repeat: int) -> d
             floor = loop.call(lambda: h.floor_properties(textbox))
             facts["floor_properties"] = floor.result
             samples["floor_props"].append(floor)
+
+            with rec.op(f"diagnostics n={size} {phase}") as span:
+                findings = probe.diagnostics(take=200)
+            facts["findings"] = findings.total_count
+            samples["diagnostics"].append(span)
 
             if i == 0:
                 cold["tree_hold_ms"] = samples["tree"][0].hold * 1e3
@@ -145,6 +152,7 @@ def _summarise(
     props_loc = engine("props_locator")
     props_node = engine("props_node")
     floor_props = floor("floor_props")
+    diagnostics = engine("diagnostics")
 
     def ratio(a: dict[str, Any], b: dict[str, Any], key: str = "hold_ms") -> float:
         return round(a[key]["median"] / b[key]["median"], 2)
@@ -167,6 +175,14 @@ def _summarise(
         "floor_tree": {"nodes": floor_nodes, **floor_tree},
         # Ratio of the median per-node holds (node counts can differ at the cap).
         "tree_ratio": round(tree["hold_us_per_node"]["median"] / floor_tree["hold_us_per_node"]["median"], 2),
+        "diagnostics": {
+            "call": "probe.diagnostics(take=200)",
+            "findings": facts["findings"],
+            **diagnostics,
+            # Against the bare walk of the same form: diagnostics reads more per control
+            # (bounds, parent client area, tab order, names) but walks it once, in one hop.
+            "ratio_to_floor_walk": ratio(diagnostics, floor_tree),
+        },
         "properties": {
             "call": f"properties(include_defaults=True, take={PROPS_TAKE})",
             "element": selector,
@@ -217,6 +233,16 @@ def render(results: list[dict[str, Any]], longest: dict[str, Any], machine: dict
             f"{r['controls']:,}", f"{p['returned']}", mp(p["via_locator"]["hold_ms"], 2),
             mp(p["via_node_id"]["hold_ms"], 2), mp(p["via_locator"]["wall_ms"], 2), mp(p["floor"]["hold_ms"], 2),
             f"{p['ratio_via_locator']:.1f}x", f"{p['ratio_via_node_id']:.1f}x",
+        ))  # fmt: skip
+    lines += _table(rows)
+    lines += ["", "Every diagnostics provider over the whole app: probe.diagnostics() vs the bare walk (floor) above"]
+    head = ("controls", "findings", "hold ms", "wall ms", "hops", "floor hold ms", "ratio")
+    rows = [head]
+    for r in results:
+        d = r["diagnostics"]
+        rows.append((
+            f"{r['controls']:,}", f"{d['findings']}", mp(d["hold_ms"]), mp(d["wall_ms"]), f"{d['hops']}",
+            mp(r["floor_tree"]["hold_ms"]), f"{d['ratio_to_floor_walk']:.1f}x",
         ))  # fmt: skip
     lines += _table(rows)
     lines += ["", f"Longest single UI-thread hold by the probe in this run: {longest['ms']:.1f} ms ({longest['op']})"]
