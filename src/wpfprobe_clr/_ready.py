@@ -20,24 +20,15 @@ def shown_app() -> Any | None:
     """The app object to probe once its UI is up, else None.
 
     WPF: ``Application.Current`` (readable from any thread). WinForms: the first
-    open form that is visible and has its window handle, so that calls can be
-    posted to its thread (a form without a handle has no message loop to post to).
+    open form that is visible and has its window handle.
     """
     if not clr_loaded():
         return None
-    import System  # noqa: PLC0415 - the CLR is loaded: this only finds it
+    from wpfprobe._errors import AppNotAvailableError  # noqa: PLC0415
 
-    loaded = {str(a.GetName().Name) for a in System.AppDomain.CurrentDomain.GetAssemblies()}
-    if "PresentationFramework" in loaded:
-        from .toolkits.wpf import find_app as find_wpf  # noqa: PLC0415
+    from .toolkits import find_app  # noqa: PLC0415 - the CLR is loaded: this only finds it
 
-        app = find_wpf()
-        if app is not None:
-            return app
-    if "System.Windows.Forms" in loaded:
-        from System.Windows.Forms import Application  # noqa: PLC0415
-
-        for form in list(Application.OpenForms):
-            if not form.IsDisposed and form.IsHandleCreated and form.Visible:
-                return form
-    return None
+    try:
+        return find_app(shown=True)
+    except AppNotAvailableError:
+        return None

@@ -36,8 +36,9 @@ def toolkit_of(app: Any) -> ToolkitName:
     )
 
 
-def find_app() -> Any:
-    """The running UI of this process: WPF's Application.Current, else a WinForms open form."""
+def find_app(*, shown: bool = False) -> Any:
+    """The running UI of this process: WPF's Application.Current, else a WinForms open form
+    (with ``shown``, only one that is visible and has its window handle)."""
     import System  # noqa: PLC0415
 
     loaded = {str(a.GetName().Name) for a in System.AppDomain.CurrentDomain.GetAssemblies()}
@@ -50,7 +51,7 @@ def find_app() -> Any:
     if "System.Windows.Forms" in loaded:
         from .winforms import find_app as find_winforms  # noqa: PLC0415
 
-        app = find_winforms()
+        app = find_winforms(shown=shown)
         if app is not None:
             return app
     raise AppNotAvailableError(

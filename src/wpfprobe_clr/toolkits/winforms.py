@@ -1242,9 +1242,13 @@ def _has_base(obj: Any, names: tuple[str, ...]) -> bool:
     return False
 
 
-def find_app() -> Any | None:
-    """The app's main form, read from any thread (OpenForms is locked internally)."""
-    forms = [f for f in Application.OpenForms if not f.IsDisposed]
+def find_app(*, shown: bool = False) -> Any | None:
+    """The app's main form, read from any thread (OpenForms is locked internally).
+
+    ``shown``: only a visible form with its window handle, so that calls can be
+    posted to its thread (a form without a handle has no message loop to post to).
+    """
+    forms = [f for f in Application.OpenForms if not f.IsDisposed and (not shown or (f.IsHandleCreated and f.Visible))]
     return forms[0] if forms else None
 
 
