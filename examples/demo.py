@@ -21,6 +21,7 @@ import asyncio
 import base64
 import importlib.util
 import os
+import re
 import sys
 import tempfile
 import time
@@ -37,6 +38,11 @@ def load_example(kind: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def first_sentence(text: str) -> str:
+    # A dot inside a name (Microsoft.Xaml.Behaviors) does not end a sentence; a dot and a space does.
+    return re.split(r"\.\s", text, maxsplit=1)[0].rstrip(".")
 
 
 def heading(text: str) -> None:
@@ -66,7 +72,7 @@ async def agent_session(url: str, token: str) -> None:
             tools = await client.list_tools()
             heading(f"tools/list: {len(tools.tools)} tools")
             for tool in tools.tools:
-                print(f"{tool.name:<24} {tool.description.split('.')[0]}")
+                print(f"{tool.name:<24} {first_sentence(tool.description)}")
             await call(client, "wpf_get_session_info", {})
             await call(client, "wpf_get_windows", {})
             await call(client, "wpf_get_visual_tree", {"maxDepth": 6})

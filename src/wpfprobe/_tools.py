@@ -520,7 +520,7 @@ def read_tools(*, tier: Tier) -> list[ToolSpec]:
         ToolSpec(
             "wpf_get_properties", "read", "Properties",
             "A page of the element's properties sorted by name: value, where it comes from (local, binding, "
-            "style, default...), data binding and binding errors, read-only. Defaults are left out unless "
+            "style, default and the like), data binding and binding errors, read-only. Defaults are left out unless "
             "includeDefaults; filter matches a substring of the name. Secrets show as [REDACTED].",
             PropertiesArgs, Page[Property], _properties,
         ),
@@ -534,7 +534,7 @@ def read_tools(*, tier: Tier) -> list[ToolSpec]:
             "Why a property shows what it shows: the data binding behind it (path, mode, update trigger, "
             "converter, source: ElementName/RelativeSource/Source/DataContext or a WinForms DataSource), whether "
             "the DataContext is null or the WinForms source has no current item, the status (active, path-error, "
-            "no-current-item...), the error, recent binding errors, the resolved value and the parts of a "
+            "no-current-item and the like), the error, recent binding errors, the resolved value and the parts of a "
             "MultiBinding/PriorityBinding. A property that is not bound answers isBound=false with its valueSource.",
             BindingInfoArgs, BindingInfo, _binding_info,
         ),
