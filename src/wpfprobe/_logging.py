@@ -103,6 +103,15 @@ def configure(*, level: str | int | None = None, file: str | os.PathLike[str] | 
     _installed = handler
 
 
+def configure_from_env() -> bool:
+    """``configure()`` if ``$WPFPROBE_LOG_LEVEL`` or ``$WPFPROBE_LOG_FILE`` is set and no
+    handler is installed yet: how a probe an app starts itself is told to log. True if it did."""
+    if _installed is not None or not (os.environ.get(LEVEL_VARIABLE) or os.environ.get(FILE_VARIABLE)):
+        return False
+    configure()
+    return True
+
+
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """Writes to whatever sys.stderr is at the time of the record (tests and stdio
     servers swap it), not to the stream that was current when configure() ran."""

@@ -165,7 +165,11 @@ def start(
     in the same process raises until the first is stopped.
     """
     global _active
+    from . import _logging  # noqa: PLC0415
+
     tier = check_tier(allow)
+    # Asked for through the environment only: a library installs no handler on its own.
+    _logging.configure_from_env()
     if transport not in ("http", "stdio"):
         raise InvalidArgumentError(f"transport must be 'http' or 'stdio', got {transport!r}.")
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:

@@ -127,3 +127,19 @@ def test_a_tool_call_record_has_name_outcome_and_duration_but_no_argument_value(
     ]  # fmt: skip
     assert all(isinstance(r["durationMs"], float) for r in records if "tool" in r)
     assert DISTINCT not in log_file.read_text(encoding="utf-8")
+
+
+def test_a_probe_an_app_starts_logs_only_when_the_environment_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """wpfprobe.start() calls configure_from_env: silent by default, JSON lines when asked."""
+    logger = logging.getLogger("wpfprobe")
+    assert _logging.configure_from_env() is False
+    assert _logging._installed is None
+    target = tmp_path / "probe.jsonl"
+    monkeypatch.setenv(_logging.FILE_VARIABLE, str(target))
+    monkeypatch.setenv(_logging.LEVEL_VARIABLE, "info")
+    assert _logging.configure_from_env() is True
+    assert _logging.configure_from_env() is False, "a handler already installed is kept"
+    logger.info("probe started", extra={"app": "orders-1"})
+    assert [(r["msg"], r["app"], r["level"]) for r in lines(target)] == [("probe started", "orders-1", "INFO")]
