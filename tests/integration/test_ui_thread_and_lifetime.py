@@ -92,6 +92,11 @@ def test_closed_window_gives_node_not_found_and_is_collectable(running_app: Any,
     assert all(w.node_id != node_id for w in probe.windows(include_hidden=True))
     deadline = time.monotonic() + 10
     while weak.IsAlive and time.monotonic() < deadline:
+        # Mono scans thread stacks conservatively: a stale slot on the UI thread's or
+        # the poster thread's stack can hold the form for a while. A hop through each
+        # overwrites them; what must never hold it is the probe's registry.
+        running_app.invoke(lambda: None)
+        probe.windows()
         gc.collect()
         GC.Collect()
         GC.WaitForPendingFinalizers()
