@@ -4,7 +4,8 @@
 
 Uses $DISPLAY when set (the tests share one Xvfb), else starts its own. With
 --custom it registers ``order_count`` with ``@wpfprobe.tool`` before the probe
-starts and ``slow`` with ``@handle.tool`` after. Prints one JSON line
+starts and ``slow`` with ``@handle.tool`` after (it prints {"slowStarted": seconds}
+when a call reaches it). Prints one JSON line
 {"pid", "appId", "url"} once the server listens, then reads commands on stdin:
 "add" registers ``late_tool`` with ``@handle.tool`` (and prints {"added": ...}),
 "close" stops the app.
@@ -58,6 +59,8 @@ def main() -> None:
             @handle.tool
             def slow(seconds: float = 30.0) -> str:
                 """Wait, for the tests that kill the app during a call."""
+                # Tells the test the call has reached the app, so it can kill it mid-call.
+                print(json.dumps({"slowStarted": seconds}), flush=True)
                 release.wait(seconds)
                 return "done"
 
