@@ -190,7 +190,7 @@ class HandlerTimes(logging.Handler):
         self.records: list[tuple[str, str, float]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        # The per-call record carries its facts as extra fields (wpfprobe._logging.FIELDS).
+        # The per-call record carries its facts as extra fields (wpfprobe.core.logs.FIELDS).
         fields = record.__dict__
         if "tool" in fields and "durationMs" in fields:
             self.records.append((str(fields["tool"]), str(fields.get("outcome")), float(fields["durationMs"])))
@@ -198,7 +198,7 @@ class HandlerTimes(logging.Handler):
 
 def noop_spec() -> Any:
     from pydantic import BaseModel  # noqa: PLC0415
-    from wpfprobe._tools import NoArgs, ToolOutput, ToolSpec  # noqa: PLC0415
+    from wpfprobe.mcp.tools import NoArgs, ToolOutput, ToolSpec  # noqa: PLC0415
 
     class NoopResult(BaseModel):
         ok: bool
@@ -299,7 +299,7 @@ async def latency_session(
                 # (pydantic) and the client's check against the output schema (jsonschema).
                 from pydantic import TypeAdapter  # noqa: PLC0415
 
-                from wpfprobe._mcp import tool_specs  # noqa: PLC0415
+                from wpfprobe.mcp.toolserver import tool_specs  # noqa: PLC0415
 
                 outputs = {s.name: s.output for s in tool_specs("read")}
                 rows = []
@@ -383,8 +383,8 @@ def run_latency(controls: int, calls: int, tok: Tokenizers, paced: int) -> dict[
     bench_snapshot.py measures), shown on a WinForms loop of its own STA thread.
     """
     import wpfprobe  # noqa: PLC0415
-    from wpfprobe._mcp import build_server  # noqa: PLC0415
-    from wpfprobe._server import _start_http  # noqa: PLC0415
+    from wpfprobe.mcp.toolserver import build_server  # noqa: PLC0415
+    from wpfprobe.mcp.server import _start_http  # noqa: PLC0415
 
     sys.path.insert(0, str(HERE))
     import _harness as h  # noqa: PLC0415
@@ -700,7 +700,7 @@ class HopClock:
 
 def action_breakdown(engine: Any, ids: dict[str, str], *, rounds: int, os_rounds: int) -> dict[str, Any]:
     """The driver called directly, in this process: wall time, the hops, the audit append, the rest."""
-    from wpfprobe._engine import Target  # noqa: PLC0415
+    from wpfprobe.engine.engine import Target  # noqa: PLC0415
 
     d = engine.driver
 
@@ -799,9 +799,9 @@ def run_actions(probe: Any, *, calls: int, clicks: dict[str, int], controls: int
     """Part 5: the action tools over MCP on a mutate-tier server, then the same actions called
     directly with their hops and audit appends timed; checks that every click landed and the
     audit log verifies."""
-    from wpfprobe._audit import verify  # noqa: PLC0415
-    from wpfprobe._mcp import build_server  # noqa: PLC0415
-    from wpfprobe._server import _start_http  # noqa: PLC0415
+    from wpfprobe.audit._log import verify  # noqa: PLC0415
+    from wpfprobe.mcp.toolserver import build_server  # noqa: PLC0415
+    from wpfprobe.mcp.server import _start_http  # noqa: PLC0415
 
     engine = probe.engine
     server = build_server(engine, tier="mutate", extra=[noop_spec()])
@@ -1138,7 +1138,7 @@ def run_subprocess_parts(runs: int, leak_calls: int, tok: Tokenizers) -> dict[st
 SDK_IMPORT = """
 import time, wpfprobe
 started = time.perf_counter()
-import wpfprobe._mcp, mcp.server.transport_security, uvicorn
+import wpfprobe.mcp.toolserver, mcp.server.transport_security, uvicorn
 print((time.perf_counter() - started) * 1000)
 """
 

@@ -7,11 +7,11 @@
 
 from __future__ import annotations
 
-from ._api import Locator, Probe, attach
-from ._custom import tool
-from ._engine import Target
-from ._errors import ErrorCode, ProbeError
-from ._models import (
+from wpfprobe.api.probe import Locator, Probe, attach
+from wpfprobe.mcp.custom import tool
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import ErrorCode, ProbeError
+from wpfprobe.core.models import (
     ActionResult,
     ActionState,
     Ancestor,
@@ -44,11 +44,11 @@ from ._models import (
     WaitResult,
     Window,
 )
-from ._redaction import REDACTED
-from ._server import ProbeHandle, start
-from ._settings import ProbeSettings
+from wpfprobe.core.redaction import REDACTED
+from wpfprobe.mcp.server import ProbeHandle, start
+from wpfprobe.core.settings import ProbeSettings
 
-__version__ = "0.1.0"
+from wpfprobe.core.version import __version__
 
 __all__ = [
     "REDACTED",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._errors import (
+from wpfprobe.core.errors import (
     AppNotAvailableError,
     ClrUnavailableError,
     DispatcherBusyError,
@@ -22,7 +22,7 @@ from ._errors import (
     PropertyRedactedError,
     UiThreadError,
 )
-from ._convert import TypeConversionFailedError, UnsupportedPropertyTypeError
+from wpfprobe.core.convert import TypeConversionFailedError, UnsupportedPropertyTypeError
 
 __all__ = [
     "AppNotAvailableError",

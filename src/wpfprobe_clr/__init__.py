@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wpfprobe._models import RuntimeDescription
+from wpfprobe.core.models import RuntimeDescription
 
-from ._runtime import RuntimeKind, clr_is_loaded, describe_clr, ensure_clr
-from ._ui_thread import UiThread
+from wpfprobe_clr._runtime import RuntimeKind, clr_is_loaded, describe_clr, ensure_clr
+from wpfprobe_clr._ui_thread import UiThread
 
 __all__ = [
     "Connection",
@@ -41,10 +41,10 @@ class Connection:
 def connect(app: Any = None, *, timeout: float = 5.0, runtime: RuntimeKind | None = None) -> Connection:
     """Load or find the CLR, find the app's UI if ``app`` is None, and wire an adapter to it."""
     description = ensure_clr(runtime)
-    from . import _os_input  # noqa: PLC0415
-    from ._objects import ClrObjectTable, same_object  # noqa: PLC0415
-    from .toolkits import connect as connect_toolkit  # noqa: PLC0415
-    from .toolkits import find_app  # noqa: PLC0415
+    from wpfprobe_clr import _os_input  # noqa: PLC0415
+    from wpfprobe_clr._objects import ClrObjectTable, same_object  # noqa: PLC0415
+    from wpfprobe_clr.toolkits import connect as connect_toolkit  # noqa: PLC0415
+    from wpfprobe_clr.toolkits import find_app  # noqa: PLC0415
 
     if app is None:
         app = find_app()

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from wpfprobe._adapter import BindingErrorRecord
+from wpfprobe.core.protocol import BindingErrorRecord
 
 MAX_ELEMENTS = 256
 MAX_PER_ELEMENT = 16

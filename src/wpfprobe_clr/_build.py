@@ -1,6 +1,6 @@
 """Build .NET values from a parsed ``Converted`` (the CLR half of wpf_set_property's table).
 
-``wpfprobe._convert.parse_value`` turns an agent's text into plain parts;
+``wpfprobe.core.convert.parse_value`` turns an agent's text into plain parts;
 this module makes the .NET object from them with plain constructors and
 factories of the framework itself (System, System.Drawing,
 System.Windows.Forms). It never calls ``Parse`` or a TypeConverter on an app
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from wpfprobe._convert import KNOWN_COLOR_NAMES, Converted, EnumSpec, Part, UnsupportedPropertyTypeError
+from wpfprobe.core.convert import KNOWN_COLOR_NAMES, Converted, EnumSpec, Part, UnsupportedPropertyTypeError
 
 __all__ = ["build_value", "enum_spec_of", "nullable_underlying"]
 

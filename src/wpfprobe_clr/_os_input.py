@@ -50,9 +50,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple
 
-from wpfprobe._adapter import KeyChord
-from wpfprobe._errors import InvalidArgumentError, OperationTimedOutError, ProbeError
-from wpfprobe._keys import KEY_NAMES
+from wpfprobe.core.protocol import KeyChord
+from wpfprobe.core.errors import InvalidArgumentError, OperationTimedOutError, ProbeError
+from wpfprobe.core.keys import KEY_NAMES
 
 __all__ = ["Button", "available", "check_keys", "check_text", "click", "focus_window", "send_keys", "type_text"]
 
@@ -176,7 +176,7 @@ def _check_chords(chords: object) -> tuple[KeyChord, ...]:
     if isinstance(chords, (str, bytes)) or not isinstance(chords, Iterable):
         raise InvalidArgumentError(
             "chords must be a sequence of KeyChord.",
-            suggestion='Parse key text with wpfprobe._keys.parse_keys("Ctrl+S").',
+            suggestion='Parse key text with wpfprobe.core.keys.parse_keys("Ctrl+S").',
         )
     out = tuple(chords)
     for chord in out:

@@ -24,9 +24,9 @@ def shown_app() -> Any | None:
     """
     if not clr_loaded():
         return None
-    from wpfprobe._errors import AppNotAvailableError  # noqa: PLC0415
+    from wpfprobe.core.errors import AppNotAvailableError  # noqa: PLC0415
 
-    from .toolkits import find_app  # noqa: PLC0415 - the CLR is loaded: this only finds it
+    from wpfprobe_clr.toolkits import find_app  # noqa: PLC0415 - the CLR is loaded: this only finds it
 
     try:
         return find_app(shown=True)

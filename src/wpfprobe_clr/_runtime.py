@@ -7,8 +7,8 @@ import sys
 import warnings
 from typing import Literal
 
-from wpfprobe._errors import ClrUnavailableError
-from wpfprobe._models import RuntimeDescription
+from wpfprobe.core.errors import ClrUnavailableError
+from wpfprobe.core.models import RuntimeDescription
 
 RuntimeKind = Literal["netfx", "coreclr", "mono"]
 

@@ -28,7 +28,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from wpfprobe._errors import AppNotAvailableError, DispatcherBusyError, ProbeError, UiThreadError
+from wpfprobe.core.errors import AppNotAvailableError, DispatcherBusyError, ProbeError, UiThreadError
 
 T = TypeVar("T")
 

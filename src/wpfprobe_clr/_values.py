@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from wpfprobe._adapter import PlainValue
+from wpfprobe.core.protocol import PlainValue
 
 MAX_TEXT = 256
 

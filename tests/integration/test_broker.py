@@ -560,7 +560,7 @@ def test_cli_exit_codes(apps: dict[str, App], home: Path, tmp_path: Path) -> Non
     # The people commands never load the CLR: they only talk to the app.
     probe = subprocess.run(
         [sys.executable, "-c",
-         "import sys\nfrom wpfprobe.__main__ import main\ncode = main(['tree', 'stock', '--depth', '1'])\n"
+         "import sys\nfrom wpfprobe.cli.parser import main\ncode = main(['tree', 'stock', '--depth', '1'])\n"
          "assert 'clr' not in sys.modules and 'pythonnet' not in sys.modules, 'CLR loaded'\nsys.exit(code)"],
         env={**os.environ, "WPFPROBE_HOME": str(home)}, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
@@ -569,8 +569,8 @@ def test_cli_exit_codes(apps: dict[str, App], home: Path, tmp_path: Path) -> Non
 
 def test_free_port_helper_is_not_a_probe() -> None:
     # A plain listening socket of this process: the port check says this pid serves it.
-    from wpfprobe._client import owns_port
-    from wpfprobe._manifest import Manifest
+    from wpfprobe.mcp.client import owns_port
+    from wpfprobe.mcp.manifest import Manifest
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from wpfprobe._convert import (
+from wpfprobe.core.convert import (
     FIXED_ENUMS,
     Converted,
     UnsupportedPropertyTypeError,

@@ -27,7 +27,7 @@ def test_the_docs_have_examples() -> None:
 
 @pytest.mark.parametrize(("doc", "code"), _blocks())
 def test_doc_example_runs(doc: Path, code: str, running_app: Any, probe: Any) -> None:
-    from wpfprobe import _custom
+    from wpfprobe.mcp import custom as _custom
 
     namespace = {"form": running_app.app, "app": running_app.app, "probe": probe}
     before = {t.name for t in _custom.registered()}

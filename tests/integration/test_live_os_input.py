@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._keys import parse_keys
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.keys import parse_keys
 from wpfprobe_clr import _os_input
 
 WINDOWS = sys.platform == "win32"

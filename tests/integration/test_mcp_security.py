@@ -24,7 +24,7 @@ import psutil
 import pytest
 
 import wpfprobe
-from wpfprobe import _manifest
+from wpfprobe.mcp import manifest as _manifest
 
 SCRIPTS = Path(__file__).parent / "scripts"
 WINDOWS = sys.platform.startswith("win")
@@ -297,7 +297,7 @@ class Recorder(logging.Handler):
         if not record.name.startswith(self.prefixes):
             return
         text = [record.name, record.getMessage(), repr(record.args), record.exc_text or ""]
-        # The structured fields a record carries (wpfprobe._logging.FIELDS): checked for leaks too.
+        # The structured fields a record carries (wpfprobe.core.logs.FIELDS): checked for leaks too.
         text += [str(record.__dict__.get(key, "")) for key in ("app", "tool", "durationMs", "outcome")]
         if record.exc_info and record.exc_info[1] is not None:
             text.append(repr(record.exc_info[1]))

@@ -25,9 +25,9 @@ from typing import Any
 import psutil
 import pytest
 
-from wpfprobe import _manifest
-from wpfprobe._errors import AppNotAvailableError
-from wpfprobe._launch import launch
+from wpfprobe.mcp import manifest as _manifest
+from wpfprobe.core.errors import AppNotAvailableError
+from wpfprobe.apps.launch import launch
 
 HERE = Path(__file__).parent
 SCRIPT = "scripts/plain_winforms_app.py"  # relative to HERE, the working directory: argv[0] as given

@@ -1,7 +1,7 @@
 """A pure-Python toolkit for the engine's unit tests (no CLR).
 
 Elements are plain Python objects forming a tree; ``FakeAdapter`` implements
-every method of ``wpfprobe._adapter.ToolkitAdapter`` over them. The "UI
+every method of ``wpfprobe.core.protocol.ToolkitAdapter`` over them. The "UI
 thread" is a real ``threading.Thread`` draining a queue (``UiWorker``), so
 thread affinity is real: ``FakeUiThread.is_ui_thread`` compares thread idents.
 ``FakeObjectTable`` hands out ids while holding elements only weakly.
@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from wpfprobe._adapter import (
+from wpfprobe.core.protocol import (
     Bounds,
     ActionKind,
     BehaviorDescription,
@@ -57,11 +57,11 @@ from wpfprobe._adapter import (
     TriggerSetter,
     Unsupported,
 )
-from wpfprobe._api import Probe
-from wpfprobe._convert import Converted, EnumSpec
-from wpfprobe._engine import Engine
-from wpfprobe._errors import DispatcherBusyError, ElementNotRenderableError, InvalidArgumentError
-from wpfprobe._settings import ProbeSettings
+from wpfprobe.api.probe import Probe
+from wpfprobe.core.convert import Converted, EnumSpec
+from wpfprobe.engine.engine import Engine
+from wpfprobe.core.errors import DispatcherBusyError, ElementNotRenderableError, InvalidArgumentError
+from wpfprobe.core.settings import ProbeSettings
 
 # -- elements ------------------------------------------------------------------
 

@@ -27,10 +27,10 @@ from fake_toolkit import (
 )
 
 from wpfprobe import audit
-from wpfprobe._adapter import Bounds
-from wpfprobe._convert import Converted
-from wpfprobe._engine import Target
-from wpfprobe._errors import (
+from wpfprobe.core.protocol import Bounds
+from wpfprobe.core.convert import Converted
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import (
     DispatcherBusyError,
     ElementNotInteractableError,
     InvalidArgumentError,
@@ -43,8 +43,8 @@ from wpfprobe._errors import (
     PropertyReadOnlyError,
     PropertyRedactedError,
 )
-from wpfprobe._keys import parse_keys
-from wpfprobe._settings import ProbeSettings
+from wpfprobe.core.keys import parse_keys
+from wpfprobe.core.settings import ProbeSettings
 
 SECRET_TEXT = "typed-s3cret-Zq81"
 SECRET_VALUE = "set-s3cret-Wm42"

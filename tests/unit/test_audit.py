@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from wpfprobe import _audit
-from wpfprobe._audit import ENTRY_FIELDS, AuditAction, AuditEntry, AuditKeyError, AuditLog, key_id
-from wpfprobe._errors import InvalidArgumentError, ProbeError
+from wpfprobe.audit import _log as _audit
+from wpfprobe.audit._log import ENTRY_FIELDS, AuditAction, AuditEntry, AuditKeyError, AuditLog, key_id
+from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.audit import VerifyReport, verify
 
 KEY = bytes(range(32))
@@ -572,7 +572,7 @@ def test_two_processes_on_one_path_share_one_chain(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys
-        from wpfprobe._audit import AuditLog
+        from wpfprobe.audit._log import AuditLog
         with AuditLog(sys.argv[1], key=bytes(range(32)), app_id=sys.argv[2]) as log:
             for i in range(100):
                 log.record("wpf_click", target=f"{sys.argv[2]}-{i}")
@@ -642,7 +642,7 @@ def test_names_are_identifiers_and_errors_never_echo_the_input(tmp_path: Path, f
 def test_every_spec_error_code_is_a_valid_outcome(tmp_path: Path) -> None:
     from typing import get_args
 
-    from wpfprobe._errors import ErrorCode
+    from wpfprobe.core.errors import ErrorCode
 
     with AuditLog(tmp_path / "a.jsonl", key=KEY, app_id="demo-1") as log:
         for code in get_args(ErrorCode):

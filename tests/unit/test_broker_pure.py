@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from wpfprobe import _broker
-from wpfprobe._broker import LaunchArgs, broker_ids, call_timeout, exposed_name, launch_plan, with_app_argument
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._manifest import Manifest
-from wpfprobe._targets import slug
+from wpfprobe.broker import broker as _broker
+from wpfprobe.broker.broker import LaunchArgs, broker_ids, call_timeout, exposed_name, launch_plan, with_app_argument
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.mcp.manifest import Manifest
+from wpfprobe.apps.targets import slug
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -42,7 +42,7 @@ def test_app_is_added_to_a_schema_as_an_optional_string_without_touching_the_ori
 
 
 def test_every_standard_tool_is_listed_with_app_and_its_own_arguments() -> None:
-    from wpfprobe._tools import all_tools
+    from wpfprobe.mcp.tools import all_tools
 
     async def listing() -> list[Any]:
         broker = _broker.Broker(directory=Path("/nonexistent-wpfprobe-home/sessions"))

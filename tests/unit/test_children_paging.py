@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from fake_toolkit import FakeElement, Harness, by_name, fake, harness  # noqa: F401
 
-from wpfprobe._cursors import CursorStore
-from wpfprobe._engine import Target
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._settings import ProbeSettings
+from wpfprobe.engine.cursors import CursorStore
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.settings import ProbeSettings
 
 
 class Clock:

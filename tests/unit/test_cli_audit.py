@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from wpfprobe import _audit
-from wpfprobe._audit import AuditLog
+from wpfprobe.audit import _log as _audit
+from wpfprobe.audit._log import AuditLog
 
 posix_only = pytest.mark.skipif(sys.platform.startswith("win"), reason="POSIX permission bits")
 
@@ -178,7 +178,7 @@ def test_help_documents_the_exit_codes(home: Path) -> None:
 def test_main_is_callable_as_a_console_script_entry(
     log_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from wpfprobe.__main__ import main
+    from wpfprobe.cli.parser import main
 
     monkeypatch.setenv("WPFPROBE_HOME", str(home))
     assert main(["audit", "verify", str(log_path)]) == 0

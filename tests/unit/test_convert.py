@@ -1,4 +1,4 @@
-"""The fixed converter table of wpf_set_property (the pure-Python half, wpfprobe._convert)."""
+"""The fixed converter table of wpf_set_property (the pure-Python half, wpfprobe.core.convert)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import wpf_surface
 
-from wpfprobe._adapter import Toolkit
-from wpfprobe._convert import (
+from wpfprobe.core.protocol import Toolkit
+from wpfprobe.core.convert import (
     FIXED_ENUMS,
     FONT_STYLES,
     FONT_WEIGHTS,
@@ -30,7 +30,7 @@ from wpfprobe._convert import (
     parse_value,
     supported_types,
 )
-from wpfprobe._errors import InvalidArgumentError, ProbeError
+from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "set-property.md"

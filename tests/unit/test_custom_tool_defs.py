@@ -1,4 +1,4 @@
-"""Custom tools: a function's signature and docstring made into a ToolSpec (wpfprobe._custom)."""
+"""Custom tools: a function's signature and docstring made into a ToolSpec (wpfprobe.mcp.custom)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from wpfprobe import _custom
-from wpfprobe._errors import DispatcherBusyError, InvalidArgumentError, ProbeError
-from wpfprobe._mcp import parse_arguments
+from wpfprobe.mcp import custom as _custom
+from wpfprobe.core.errors import DispatcherBusyError, InvalidArgumentError, ProbeError
+from wpfprobe.mcp.toolserver import parse_arguments
 
 
 class FakeUi:

@@ -11,12 +11,12 @@ import pytest
 from fake_toolkit import PASSWORD, FakeApp, FakeElement, Harness, by_name, harness
 
 from wpfprobe import DiagnosticsPage, Finding, ProbeError
-from wpfprobe._adapter import BindingDescription, BindingErrorRecord, Bounds
-from wpfprobe._cursors import CursorStore
-from wpfprobe._diagnostics import LARGE_ITEM_COUNT, PROVIDER_NAMES
-from wpfprobe._settings import ProbeSettings
-from wpfprobe._text import diagnostics_text
-from wpfprobe._tools import DiagnosticsArgs, read_tools
+from wpfprobe.core.protocol import BindingDescription, BindingErrorRecord, Bounds
+from wpfprobe.engine.cursors import CursorStore
+from wpfprobe.engine.diagnostics import LARGE_ITEM_COUNT, PROVIDER_NAMES
+from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.mcp.text import diagnostics_text
+from wpfprobe.mcp.tools import DiagnosticsArgs, read_tools
 
 WINFORMS_ONLY = ["overlapping-siblings", "tab-order", "unnamed-input"]
 

@@ -19,8 +19,8 @@ from fake_toolkit import (  # noqa: F401
     harness,
 )
 
-from wpfprobe._engine import Engine, Target
-from wpfprobe._errors import (
+from wpfprobe.engine.engine import Engine, Target
+from wpfprobe.core.errors import (
     AppNotAvailableError,
     DispatcherBusyError,
     InvalidArgumentError,
@@ -28,7 +28,7 @@ from wpfprobe._errors import (
     ProbeError,
     UiThreadError,
 )
-from wpfprobe._settings import ProbeSettings
+from wpfprobe.core.settings import ProbeSettings
 from wpfprobe_clr._ui_thread import UiThread
 
 # -- ProbeError ----------------------------------------------------------------

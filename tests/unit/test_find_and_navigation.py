@@ -7,14 +7,14 @@ import io
 import pytest
 from fake_toolkit import FakeApp, FakeElement, Harness, by_name, fake, harness  # noqa: F401
 
-from wpfprobe._engine import Target
-from wpfprobe._errors import (
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import (
     ElementNotRenderableError,
     InvalidArgumentError,
     LocatorNotFoundError,
     NodeNotFoundError,
 )
-from wpfprobe._models import PropertyCondition
+from wpfprobe.core.models import PropertyCondition
 
 
 def names(results) -> list[str | None]:  # type: ignore[no-untyped-def]

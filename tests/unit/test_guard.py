@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from wpfprobe._server import Guard
+from wpfprobe.mcp.server import Guard
 
 PORT = 50123
 TOKEN = "t" * 20 + "0123456789abcdefghijklmnopq"  # 47 url-safe characters

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from wpfprobe._adapter import KeyChord
-from wpfprobe._engine import _test
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._keys import KEY_NAMES, MAX_CHORDS, format_chord, parse_keys
-from wpfprobe._locators import AttrTest, Selector, parse_locator
+from wpfprobe.core.protocol import KeyChord
+from wpfprobe.engine.engine import _test
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.keys import KEY_NAMES, MAX_CHORDS, format_chord, parse_keys
+from wpfprobe.engine.locators import AttrTest, Selector, parse_locator
 
 # -- parse_keys: canonical names ---------------------------------------------------
 

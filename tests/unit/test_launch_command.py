@@ -1,4 +1,4 @@
-"""Rewriting an app's command line to run under `wpfprobe run` (wpfprobe._launch)."""
+"""Rewriting an app's command line to run under `wpfprobe run` (wpfprobe.apps.launch)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._launch import is_python, probe_command
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.apps.launch import is_python, probe_command
 
 
 def test_a_python_invocation_keeps_its_interpreter_options_and_the_apps_arguments() -> None:

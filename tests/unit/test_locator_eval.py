@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from fake_toolkit import FakeApp, FakeElement, Harness, by_name, by_text, fake, harness, iter_elements  # noqa: F401
 
-from wpfprobe._engine import Target
-from wpfprobe._errors import InvalidArgumentError, LocatorAmbiguousError, LocatorNotFoundError
-from wpfprobe._models import Node
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import InvalidArgumentError, LocatorAmbiguousError, LocatorNotFoundError
+from wpfprobe.core.models import Node
 
 
 def resolve(h: Harness, *locators: str, nth: int | None = None) -> list[str]:

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._locators import (
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.engine.locators import (
     MAX_LOCATOR_LENGTH,
     AttrTest,
     Compound,

@@ -14,8 +14,9 @@ from typing import Any
 import psutil
 import pytest
 
-from wpfprobe import _manifest
-from wpfprobe._manifest import Manifest
+from wpfprobe.core import paths
+from wpfprobe.mcp import manifest as _manifest
+from wpfprobe.mcp.manifest import Manifest
 
 posix_only = pytest.mark.skipif(sys.platform.startswith("win"), reason="POSIX permission bits and owners")
 
@@ -88,13 +89,14 @@ def test_sessions_dir_defaults_to_the_users_runtime_directory(tmp_path: Path, mo
 @posix_only
 def test_lasting_files_never_default_to_the_runtime_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Regression: the audit key, audit logs and profiles lived in $XDG_RUNTIME_DIR, emptied at logout."""
-    from wpfprobe import _audit, _profiles
+    from wpfprobe.audit import _log as _audit
+    from wpfprobe.apps import profiles as _profiles
 
     monkeypatch.delenv("WPFPROBE_HOME", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     lasting = tmp_path / "state" / "wpfprobe"
-    assert _manifest.home_dir() == lasting
+    assert paths.home_dir() == lasting
     assert _audit.default_key_path().parent == lasting
     assert _audit.default_log_path("orders").parent == lasting / "audit"
     assert _profiles.profiles_path().parent == lasting

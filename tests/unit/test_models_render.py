@@ -6,8 +6,8 @@ import html
 
 from fake_toolkit import Harness, fake  # noqa: F401
 
-from wpfprobe._engine import Target
-from wpfprobe._models import Node, Screenshot
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.models import Node, Screenshot
 
 
 def test_node_repr_html_contains_the_labels(fake: Harness) -> None:

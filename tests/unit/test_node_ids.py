@@ -8,8 +8,8 @@ import weakref
 import pytest
 from fake_toolkit import FakeElement, Harness, by_name, fake  # noqa: F401
 
-from wpfprobe._engine import Target
-from wpfprobe._errors import InvalidArgumentError, NodeNotFoundError
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import InvalidArgumentError, NodeNotFoundError
 
 
 def test_node_id_is_stable_across_calls(fake: Harness) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from wpfprobe._adapter import KeyChord
-from wpfprobe._errors import InvalidArgumentError, ProbeError
-from wpfprobe._keys import KEY_NAMES, parse_keys
+from wpfprobe.core.protocol import KeyChord
+from wpfprobe.core.errors import InvalidArgumentError, ProbeError
+from wpfprobe.core.keys import KEY_NAMES, parse_keys
 from wpfprobe_clr import _os_input as osi
 from wpfprobe_clr._os_input import VirtualScreen
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._profiles import add_profile, get_profile, load_profiles, new_profile, profiles_path, remove_profile
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.apps.profiles import add_profile, get_profile, load_profiles, new_profile, profiles_path, remove_profile
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +21,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_file_lives_in_wpfprobe_home_beside_the_sessions(home: Path) -> None:
-    from wpfprobe._manifest import sessions_dir
+    from wpfprobe.mcp.manifest import sessions_dir
 
     assert profiles_path() == home / "profiles.json"
     assert sessions_dir().parent == profiles_path().parent

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fake_toolkit import FakeApp, FakeElement, FakeProp, Harness, fake, harness  # noqa: F401
 
-from wpfprobe._engine import Target
-from wpfprobe._errors import InvalidArgumentError, NodeNotFoundError, PropertyNotFoundError
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import InvalidArgumentError, NodeNotFoundError, PropertyNotFoundError
 
 MIXED = Target(locators=("#mixed",))
 

@@ -18,9 +18,9 @@ from fake_toolkit import (  # noqa: F401
     harness,
 )
 
-from wpfprobe._engine import Target
-from wpfprobe._redaction import REDACTED
-from wpfprobe._settings import ProbeSettings
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.redaction import REDACTED
+from wpfprobe.core.settings import ProbeSettings
 
 #: Copied from SPEC section 6 on purpose: the test must fail if the engine drops one.
 SPEC_KEYWORDS = [

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fake_toolkit import UiWorker
 
-from wpfprobe._errors import NodeNotFoundError, ProbeError
+from wpfprobe.core.errors import NodeNotFoundError, ProbeError
 from wpfprobe_clr._ui_thread import UiThread
 
 
@@ -62,7 +62,7 @@ def test_children_pages_of_a_wide_parent_list_the_siblings_once_per_hop() -> Non
     2,000 children held the UI thread for seconds (quadratic in the siblings)."""
     from fake_toolkit import harness
 
-    from wpfprobe._engine import Target
+    from wpfprobe.engine.engine import Target
 
     with harness(_wide_app(400)) as h:
         panel = h.engine.node(Target(locators=("#wide",))).node_id
@@ -86,8 +86,8 @@ def test_the_name_census_is_reused_only_within_its_ttl() -> None:
     it is now kept for census_ttl seconds, and 0 means always fresh."""
     from fake_toolkit import FakeElement, harness
 
-    from wpfprobe._engine import Target
-    from wpfprobe._settings import ProbeSettings
+    from wpfprobe.engine.engine import Target
+    from wpfprobe.core.settings import ProbeSettings
 
     for ttl, expect_fresh in ((0.0, True), (3600.0, False)):
         app = _wide_app(2)

@@ -1,4 +1,4 @@
-"""Structured logs (wpfprobe._logging): JSON lines, the agreed fields, no values."""
+"""Structured logs (wpfprobe.core.logs): JSON lines, the agreed fields, no values."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from wpfprobe import _custom, _logging
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._mcp import tool_function
+from wpfprobe.mcp import custom as _custom
+from wpfprobe.core import logs as _logging
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.mcp.toolserver import tool_function
 
 DISTINCT = "Qx7-distinctive-argument-9912"
 
@@ -101,7 +102,7 @@ def test_a_bad_level_is_refused() -> None:
 def test_importing_wpfprobe_installs_no_handler() -> None:
     import subprocess
 
-    code = "import logging, wpfprobe, wpfprobe._mcp; print(len(logging.getLogger('wpfprobe').handlers))"
+    code = "import logging, wpfprobe, wpfprobe.mcp.toolserver; print(len(logging.getLogger('wpfprobe').handlers))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "0" and out.stderr == ""
 

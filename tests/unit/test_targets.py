@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wpfprobe._errors import AppNotAvailableError, InvalidArgumentError, ProbeError
-from wpfprobe._manifest import Manifest
-from wpfprobe._targets import Candidate, resolve, slug
+from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError, ProbeError
+from wpfprobe.mcp.manifest import Manifest
+from wpfprobe.apps.targets import Candidate, resolve, slug
 
 
 def manifest(name: str, pid: int, *, exe: str = "/usr/bin/python3") -> Manifest:
@@ -160,7 +160,7 @@ def test_malformed_targets_are_invalid_arguments(target: str) -> None:
 
 
 def test_slug_matches_the_engines() -> None:
-    from wpfprobe._engine import _slug
+    from wpfprobe.engine.engine import _slug
 
     for text in ("My App!", "  x  ", "Ünïcode Näme", "a" * 80, "---", "Stock Viewer"):
         assert slug(text) == _slug(text)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from wpfprobe._models import Node, Tree
-from wpfprobe._text import MAX_LOCATOR, MAX_TEXT, node_line, tree_text
+from wpfprobe.core.models import Node, Tree
+from wpfprobe.mcp.text import MAX_LOCATOR, MAX_TEXT, node_line, tree_text
 
 
 def node(**fields: Any) -> Node:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from fake_toolkit import PASSWORD, PIN, FakeApp, FakeElement, Harness, by_name, fake, harness  # noqa: F401
 
-from wpfprobe._engine import Target
-from wpfprobe._errors import InvalidArgumentError
-from wpfprobe._models import Node
-from wpfprobe._redaction import REDACTED
-from wpfprobe._settings import ProbeSettings
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.models import Node
+from wpfprobe.core.redaction import REDACTED
+from wpfprobe.core.settings import ProbeSettings
 
 
 def depth_of(tree_root: Node) -> dict[str, int]:

@@ -13,10 +13,10 @@ import pytest
 from fake_toolkit import FakeApp, FakeElement, FakeProp, FakeTrigger, Harness, harness
 
 from wpfprobe import REDACTED
-from wpfprobe._adapter import BindingDescription, BindingErrorRecord
-from wpfprobe._engine import Target
-from wpfprobe._errors import InvalidArgumentError, PropertyNotFoundError
-from wpfprobe._tools import BindingInfoArgs, ResourcesArgs, _TargetArgs, read_tools
+from wpfprobe.core.protocol import BindingDescription, BindingErrorRecord
+from wpfprobe.engine.engine import Target
+from wpfprobe.core.errors import InvalidArgumentError, PropertyNotFoundError
+from wpfprobe.mcp.tools import BindingInfoArgs, ResourcesArgs, _TargetArgs, read_tools
 
 LABEL = Target(locators=("#label",))
 SECRETS = Target(locators=("#secrets",))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from wpfprobe._errors import AppNotAvailableError, InvalidArgumentError
+from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError
 
 ToolkitName = Literal["wpf", "winforms"]
 
@@ -43,13 +43,13 @@ def find_app(*, shown: bool = False) -> Any:
 
     loaded = {str(a.GetName().Name) for a in System.AppDomain.CurrentDomain.GetAssemblies()}
     if "PresentationFramework" in loaded:
-        from .wpf import find_app as find_wpf  # noqa: PLC0415
+        from wpfprobe_clr.toolkits.wpf import find_app as find_wpf  # noqa: PLC0415
 
         app = find_wpf()
         if app is not None:
             return app
     if "System.Windows.Forms" in loaded:
-        from .winforms import find_app as find_winforms  # noqa: PLC0415
+        from wpfprobe_clr.toolkits.winforms import find_app as find_winforms  # noqa: PLC0415
 
         app = find_winforms(shown=shown)
         if app is not None:
@@ -64,11 +64,11 @@ def connect(app: Any, *, timeout: float) -> tuple[Any, Any, ToolkitName]:
     """(adapter, UiThread, toolkit name) for ``app``."""
     kind = toolkit_of(app)
     if kind == "winforms":
-        from .winforms import connect as connect_winforms  # noqa: PLC0415
+        from wpfprobe_clr.toolkits.winforms import connect as connect_winforms  # noqa: PLC0415
 
         adapter, ui = connect_winforms(app, timeout=timeout)
     else:
-        from .wpf import connect as connect_wpf  # noqa: PLC0415
+        from wpfprobe_clr.toolkits.wpf import connect as connect_wpf  # noqa: PLC0415
 
         adapter, ui = connect_wpf(app, timeout=timeout)
     return adapter, ui, kind

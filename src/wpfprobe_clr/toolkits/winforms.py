@@ -60,7 +60,7 @@ from System.Windows.Forms import (  # noqa: E402
     TrackBar,
 )
 
-from wpfprobe._adapter import (  # noqa: E402
+from wpfprobe.core.protocol import (  # noqa: E402
     ActionKind,
     BehaviorDescription,
     BindingDescription,
@@ -83,8 +83,8 @@ from wpfprobe._adapter import (  # noqa: E402
     TriggerDescription,
     Unsupported,
 )
-from wpfprobe._convert import Converted, EnumSpec, conversion_error  # noqa: E402
-from wpfprobe._errors import (  # noqa: E402
+from wpfprobe.core.convert import Converted, EnumSpec, conversion_error  # noqa: E402
+from wpfprobe.core.errors import (  # noqa: E402
     AppNotAvailableError,
     ElementNotInteractableError,
     ElementNotRenderableError,
@@ -92,11 +92,11 @@ from wpfprobe._errors import (  # noqa: E402
     PropertyReadOnlyError,
 )
 
-from .._build import build_value, enum_spec_of  # noqa: E402
+from wpfprobe_clr._build import build_value, enum_spec_of  # noqa: E402
 
-from .._binding_errors import BindingErrorStore, WeakKeys  # noqa: E402
-from .._ui_thread import UiThread, exception_identity  # noqa: E402
-from .._values import to_plain, type_full_name  # noqa: E402
+from wpfprobe_clr._binding_errors import BindingErrorStore, WeakKeys  # noqa: E402
+from wpfprobe_clr._ui_thread import UiThread, exception_identity  # noqa: E402
+from wpfprobe_clr._values import to_plain, type_full_name  # noqa: E402
 
 try:  # MainMenu/MenuItem exist on .NET Framework and Mono, not on .NET Core 3.1+.
     from System.Windows.Forms import Menu as _Menu  # noqa: E402

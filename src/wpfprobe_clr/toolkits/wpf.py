@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 import clr
 
-from wpfprobe._adapter import (
+from wpfprobe.core.protocol import (
     ActionKind,
     BehaviorDescription,
     BindingDescription,
@@ -63,8 +63,8 @@ from wpfprobe._adapter import (
     TriggerDescription,
     TriggerSetter,
 )
-from wpfprobe._convert import Converted, EnumSpec, UnsupportedPropertyTypeError, conversion_error
-from wpfprobe._errors import (
+from wpfprobe.core.convert import Converted, EnumSpec, UnsupportedPropertyTypeError, conversion_error
+from wpfprobe.core.errors import (
     AppNotAvailableError,
     ClrUnavailableError,
     ElementNotInteractableError,
@@ -72,7 +72,7 @@ from wpfprobe._errors import (
     InvalidArgumentError,
     PropertyReadOnlyError,
 )
-from wpfprobe._redaction import REDACTED
+from wpfprobe.core.redaction import REDACTED
 from wpfprobe_clr._binding_errors import BindingErrorStore
 from wpfprobe_clr._build import build_value, enum_spec_of
 from wpfprobe_clr._ui_thread import UiThread, exception_identity
@@ -327,7 +327,7 @@ if _WPF_LOAD_ERROR is None:
         (ContentControl, ContentControl.ContentProperty),
     )
 
-    # The canonical key names of wpfprobe._keys, as WPF keys.
+    # The canonical key names of wpfprobe.core.keys, as WPF keys.
     _KEYS: dict[str, Key] = {
         "A": Key.A, "B": Key.B, "C": Key.C, "D": Key.D, "E": Key.E, "F": Key.F, "G": Key.G, "H": Key.H,
         "I": Key.I, "J": Key.J, "K": Key.K, "L": Key.L, "M": Key.M, "N": Key.N, "O": Key.O, "P": Key.P,

@@ -30,7 +30,7 @@ class Summary(BaseModel):
 def main() -> None:
     import wpfprobe
     import wpfprobe_clr
-    from wpfprobe import _logging
+    from wpfprobe.core import logs as _logging
     from wpfprobe.testing import virtual_display
 
     _logging.configure(level="INFO", file=sys.argv[1])

@@ -1,0 +1,1 @@
+"""App plumbing: which app a person means, profiles, launching an app, and ``wpfprobe run``."""

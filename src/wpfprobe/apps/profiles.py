@@ -1,0 +1,158 @@
+"""Profiles: the apps a user launches often, by name, in one file.
+
+``$WPFPROBE_HOME/profiles.json`` (the same base directory as the session
+manifests), owner-only, replaced atomically on every change. A file that
+cannot be read as profiles is an error naming the file, never silently
+emptied or overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+from wpfprobe.core.paths import home_dir, write_private_json
+from wpfprobe.core.errors import InvalidArgumentError
+
+SCHEMA_VERSION = 1
+NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
+FILE_NAME = "profiles.json"
+
+ProfileName = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+
+
+class Profile(BaseModel):
+    """A known app: how to start it, where, and the tier its probe allows."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+
+    name: ProfileName
+    command: list[str] = Field(min_length=1)
+    """The app's command line, e.g. ``["python", "app.py", "--demo"]``."""
+    cwd: str | None = None
+    """Working directory (absolute); None: wherever the launcher runs."""
+    allow: Literal["read", "interact", "mutate"] = "read"
+    env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment variables for the app (kept in the owner-only file; never printed)."""
+
+    @field_validator("command")
+    @classmethod
+    def _launchable(cls, command: list[str]) -> list[str]:
+        from wpfprobe.apps.launch import probe_command  # noqa: PLC0415
+
+        try:
+            probe_command(command)
+        except InvalidArgumentError as err:
+            raise ValueError(err.message) from None
+        return command
+
+
+def profiles_path() -> Path:
+    return home_dir() / FILE_NAME
+
+
+def check_name(name: Any) -> str:
+    import re  # noqa: PLC0415
+
+    if not isinstance(name, str) or not re.match(NAME_PATTERN, name):
+        raise InvalidArgumentError(
+            f"Invalid profile name {name!r}: use 1 to 64 letters, digits, '_' or '-'.",
+            suggestion="Name it like a tool: e.g. orders-app or orders_app.",
+        )
+    return name
+
+
+def new_profile(
+    name: str,
+    command: list[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    allow: Literal["read", "interact", "mutate"] = "read",
+    env: dict[str, str] | None = None,
+) -> Profile:
+    """A checked Profile (cwd made absolute); InvalidArgumentError says what is wrong."""
+    check_name(name)
+    try:
+        return Profile(
+            name=name, command=list(command), cwd=None if cwd is None else os.path.abspath(cwd),
+            allow=allow, env=dict(env or {}),
+        )  # fmt: skip
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
+        raise InvalidArgumentError(f"Invalid profile {name!r}: {problems}.") from None
+
+
+def load_profiles(path: Path | None = None) -> dict[str, Profile]:
+    """Every profile by name; an empty dict when the file does not exist yet."""
+    path = path or profiles_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise InvalidArgumentError(f"Cannot read the profiles file {path}: {exc.strerror or exc}.") from None
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict) or not isinstance(data.get("profiles"), dict):
+            raise ValueError('expected {"schemaVersion": 1, "profiles": {name: profile}}')
+        profiles = {}
+        for key, value in data["profiles"].items():
+            profile = Profile.model_validate(value)
+            if profile.name != key:
+                raise ValueError(f"profile {key!r} names itself {profile.name!r}")
+            profiles[key] = profile
+    except (ValueError, ValidationError) as exc:
+        reason = " ".join(str(exc).split())
+        raise InvalidArgumentError(
+            f"The profiles file {path} is corrupt: {reason[:500]}",
+            suggestion=f"Fix or move away {path}; wpfprobe leaves it as it is.",
+            detail={"path": str(path)},
+        ) from None
+    return profiles
+
+
+def get_profile(name: str, path: Path | None = None) -> Profile:
+    profiles = load_profiles(path)
+    if name not in profiles:
+        known = ", ".join(sorted(profiles)) or "none yet"
+        raise InvalidArgumentError(
+            f"No profile named {name!r} (known: {known}).",
+            suggestion="List them with `wpfprobe profiles list`; add one with `wpfprobe profiles add NAME -- python app.py`.",
+            detail={"known": sorted(profiles)},
+        )
+    return profiles[name]
+
+
+def add_profile(profile: Profile, *, replace: bool = False, path: Path | None = None) -> Path:
+    """Save ``profile``; a name already taken needs ``replace=True``. Returns the file."""
+    path = path or profiles_path()
+    profiles = load_profiles(path)
+    if profile.name in profiles and not replace:
+        raise InvalidArgumentError(
+            f"A profile named {profile.name!r} exists already.",
+            suggestion="Pass --replace (replace=True) to overwrite it, or pick another name.",
+        )
+    profiles[profile.name] = profile
+    _write(path, profiles)
+    return path
+
+
+def remove_profile(name: str, path: Path | None = None) -> None:
+    path = path or profiles_path()
+    profiles = load_profiles(path)
+    get_profile(name, path)  # the error lists the known names
+    del profiles[name]
+    _write(path, profiles)
+
+
+def _write(path: Path, profiles: dict[str, Profile]) -> None:
+    data = {
+        "schemaVersion": SCHEMA_VERSION,
+        "profiles": {n: p.model_dump(mode="json", by_alias=True) for n, p in sorted(profiles.items())},
+    }
+    write_private_json(path, data, indent=2)

@@ -1,0 +1,301 @@
+"""ToolSpecs made into an MCPServer (the official SDK), with SPEC section 5 errors.
+
+A gate extension sees every tools/call first: it refuses tools outside the
+tier (INPUT_DISABLED, MUTATION_DISABLED) and validates arguments against the
+tool's own model, so bad input becomes a structured INVALID_ARGUMENT error
+rather than the SDK's plain text. Tool functions then run on a worker thread
+(the SDK runs sync tools there); the engine hops to the UI thread from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+import time
+import weakref
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.extension import Extension
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
+
+from wpfprobe.engine.engine import Engine, Tier
+from wpfprobe.core.errors import ProbeError
+from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, tier_allows
+
+log = logging.getLogger("wpfprobe.server")
+
+INSTRUCTIONS = (
+    "wpfprobe inspects the live WPF or WinForms UI of the app it runs in. Start with "
+    "wpf_get_session_info and wpf_get_windows, then wpf_get_visual_tree (compact lines: "
+    "id Type#name \"text\" states). Name elements by nodeId from any result, or by locator "
+    "(Button#saveButton, text=\"Save\", [IsEnabled=false], Form[0]/Panel[0]/Button[2]). "
+    "Errors carry a code and a suggestion for the next call."
+)
+
+
+def error_result(err: ProbeError) -> CallToolResult:
+    payload = json.loads(json.dumps(err.to_dict(), default=str))
+    text = f"{err.code}: {err.message}"
+    if err.suggestion:
+        text += f"\nNext: {err.suggestion}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload, is_error=True)
+
+
+def invalid_arguments(spec: ToolSpec, exc: ValidationError) -> CallToolResult:
+    problems = []
+    for e in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in e.get("loc", ())) or "(arguments)"
+        problems.append(f"{where}: {e.get('msg', 'invalid')}")
+    return error_result(
+        ProbeError(
+            f"Invalid arguments for {spec.name}: " + "; ".join(problems),
+            code="INVALID_ARGUMENT",
+            suggestion=f"Check the arguments against {spec.name}'s input schema (tools/list).",
+            detail={"problems": problems},
+        )
+    )
+
+
+def parse_arguments(spec: ToolSpec, raw: dict[str, Any]) -> Any:
+    """The tool's arguments by their wire (camelCase) names only: a Python-side name
+    such as max_depth is not in the schema and must not be accepted and then dropped."""
+    return spec.args.model_validate(raw, by_alias=True, by_name=False)
+
+
+class _Gate(Extension):
+    identifier = "dev.wpfprobe/gate"
+
+    def __init__(self, specs: dict[str, ToolSpec], tier: Tier, hidden: dict[str, Tier] | None = None) -> None:
+        self._specs = specs
+        self._tier = tier
+        # Custom tools above the tier: not listed, and refused by name like the built-in ones.
+        self._hidden = hidden if hidden is not None else {}
+
+    def settings(self) -> dict[str, Any]:
+        return {"tier": self._tier}
+
+    async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Any) -> Any:
+        name = params.name
+        if name not in self._specs:
+            refusal = _tier_refusal(name, self._tier, self._hidden.get(name))
+            if refusal is not None:
+                return error_result(refusal)
+            return await call_next(ctx)
+        spec = self._specs[name]
+        try:
+            parse_arguments(spec, params.arguments or {})
+        except ValidationError as exc:
+            return invalid_arguments(spec, exc)
+        return await call_next(ctx)
+
+
+def _tier_refusal(name: str, tier: Tier, needed: Tier | None = None) -> ProbeError | None:
+    if (name in INTERACT_TOOLS or needed == "interact") and not tier_allows(tier, "interact"):
+        return ProbeError(
+            f"{name} needs the interact tier; this app allows only {tier}.",
+            code="INPUT_DISABLED",
+            suggestion="Restart the probe with allow='interact' to let agents use input tools.",
+            detail={"tool": name, "tier": tier},
+        )
+    if (name in MUTATE_TOOLS or needed == "mutate") and not tier_allows(tier, "mutate"):
+        return ProbeError(
+            f"{name} needs the mutate tier; this app allows only {tier}.",
+            code="MUTATION_DISABLED",
+            suggestion="Restart the probe with allow='mutate' to let agents set properties.",
+            detail={"tool": name, "tier": tier},
+        )
+    return None
+
+
+def tool_specs(tier: Tier) -> list[ToolSpec]:
+    return all_tools(tier=tier)
+
+
+def build_server(engine: Engine, *, tier: Tier, extra: list[ToolSpec] | None = None) -> MCPServer:
+    tools = ToolServer(engine, tier=tier)
+    for spec in extra or []:
+        tools.add(spec)
+    return tools.server
+
+
+CUSTOM_META_KEY = "dev.wpfprobe/custom"
+"""``_meta`` key set on a tool the app registered itself (the broker also treats any
+tool not named ``wpf_*`` as custom)."""
+
+
+class ToolServer:
+    """An MCPServer and the tools it lists; a tool may be added while it serves.
+
+    Clients learn about a tool added later through ``notifications/tools/list_changed``:
+    on 2026-07-28 connections through ``subscriptions/listen`` streams (the SDK's
+    subscription bus), on handshake-era connections through each session's
+    notification channel (the standalone SSE stream over HTTP).
+    """
+
+    def __init__(self, engine: Engine, *, tier: Tier) -> None:
+        from mcp.server.subscriptions import InMemorySubscriptionBus  # noqa: PLC0415
+
+        from wpfprobe.core.version import __version__  # noqa: PLC0415 - avoids an import cycle
+
+        self._engine = engine
+        self._tier = tier
+        self._specs: dict[str, ToolSpec] = {}
+        self._hidden: dict[str, Tier] = {}
+        self._bus = InMemorySubscriptionBus()
+        self._sessions = _Sessions()
+        self.server = MCPServer(
+            "wpfprobe",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            extensions=[_Gate(self._specs, tier, self._hidden)],
+            log_level="WARNING",
+            subscriptions=self._bus,
+            middleware=[self._sessions],
+        )
+        for spec in tool_specs(tier):
+            self.add(spec)
+
+    @property
+    def names(self) -> set[str]:
+        """Every tool name taken on this server, listed or above the tier."""
+        return set(self._specs) | set(self._hidden)
+
+    def add(self, spec: ToolSpec, *, custom: bool = False) -> bool:
+        """Serve ``spec``; False when its tier is above the server's (then it is refused by name)."""
+        if not tier_allows(self._tier, spec.tier):
+            self._hidden[spec.name] = spec.tier
+            return False
+        self._specs[spec.name] = spec
+        self.server.add_tool(
+            tool_function(spec, self._engine),
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=ToolAnnotations(
+                read_only_hint=spec.read_only,
+                destructive_hint=None if spec.read_only else spec.tier == "mutate",
+                open_world_hint=False,
+            ),
+            meta={CUSTOM_META_KEY: True} if custom else None,
+            structured_output=True,
+        )
+        return True
+
+    def tools_changed(self) -> None:
+        """Tell connected clients to list the tools again. Safe from any thread; it
+        does not wait, and with no client connected yet there is nobody to tell."""
+        loop = self._sessions.loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the server stopped
+            asyncio.run_coroutine_threadsafe(self._notify(), loop)
+
+    async def _notify(self) -> None:
+        from mcp.server.subscriptions import ToolsListChanged  # noqa: PLC0415
+
+        await self._bus.publish(ToolsListChanged())
+        for connection in self._sessions.handshake_connections():
+            try:
+                await connection.send_tool_list_changed()
+            except Exception:  # noqa: BLE001 - a client that went away has nobody to tell
+                log.debug("could not notify a client of the tool list change", exc_info=True)
+
+
+class _Sessions:
+    """Server middleware that remembers the event loop and the handshake-era connections,
+    the only ones that take a list_changed notification outside a listen stream.
+
+    The SDK hands middleware a per-request ServerSession; the connection behind it
+    (which outlives the request) is only reachable through its private ``_connection``.
+    Without it (another SDK version), handshake-era clients are not notified.
+    """
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        self.loop = asyncio.get_running_loop()
+        connection = getattr(ctx.session, "_connection", None)
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS and hasattr(connection, "send_tool_list_changed"):
+            with contextlib.suppress(TypeError):  # a type that takes no weak reference
+                self._connections.add(connection)
+        return await call_next(ctx)
+
+    def handshake_connections(self) -> list[Any]:
+        return list(self._connections)
+
+
+def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResult]:
+    """A function whose signature is the tool's argument model, as the SDK expects."""
+
+    def call(**kwargs: Any) -> CallToolResult:
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            args = parse_arguments(spec, kwargs)
+            out = spec.run(engine, args)
+            content: list[TextContent | ImageContent] = [TextContent(type="text", text=out.text)]
+            png = out.png_base64()
+            if png is not None:
+                content.insert(0, ImageContent(type="image", data=png, mime_type="image/png"))
+            return CallToolResult(content=content, structured_content=out.structured_json())
+        except ValidationError as exc:
+            outcome = "INVALID_ARGUMENT"
+            return invalid_arguments(spec, exc)
+        except ProbeError as err:
+            outcome = err.code
+            return error_result(err)
+        except Exception as exc:  # noqa: BLE001 - nothing may escape into the server
+            outcome = "INTERNAL"
+            log.exception("tool %s failed", spec.name)
+            return error_result(
+                ProbeError(
+                    f"{spec.name} failed unexpectedly ({type(exc).__name__}).",
+                    code="INTERNAL",
+                    suggestion="Retry; if it persists, report it with the app's stderr log.",
+                )
+            )
+        finally:
+            # Tool name, duration and outcome only: never arguments or values.
+            log.info(
+                "tool call",
+                extra={
+                    "app": engine.app_id,
+                    "tool": spec.name,
+                    "durationMs": round((time.perf_counter() - started) * 1000, 1),
+                    "outcome": outcome,
+                },
+            )
+
+    params = []
+    annotations: dict[str, Any] = {}
+    for field_name, field in spec.args.model_fields.items():
+        wire_name = field.alias or field_name
+        annotation = Annotated[(field.annotation, *field.metadata, _describe(field))]  # type: ignore[valid-type]
+        default = field.default
+        if default is PydanticUndefined:
+            default = field.default_factory() if field.default_factory is not None else inspect.Parameter.empty  # type: ignore[call-arg]
+        params.append(inspect.Parameter(wire_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+        annotations[wire_name] = annotation
+    returns = Annotated[CallToolResult, spec.output]
+    annotations["return"] = returns
+    call.__signature__ = inspect.Signature(params, return_annotation=returns)  # type: ignore[attr-defined]
+    call.__annotations__ = annotations
+    call.__name__ = spec.name
+    call.__doc__ = spec.description
+    return call
+
+
+def _describe(field: Any) -> Any:
+    from pydantic import Field  # noqa: PLC0415
+
+    return Field(description=field.description) if field.description else Field()
