@@ -7,7 +7,7 @@ A diagnostic companion to bench_snapshot.py (same forms, same hold recording).
 It reports, as UI-thread holds:
 
 - per form size: the generated-locator census alone (an engine internal,
-  ``_Hop.census``), the full snapshot it is part of, and one-element reads
+  ``Hop.census``), the full snapshot it is part of, and one-element reads
   that pay for it: ``node()``, ``find(type_name=..., max_results=20)`` and
   the first ``children()`` page of the form;
 - per-call costs on the UI thread of the adapter calls a snapshot makes for
@@ -16,7 +16,7 @@ It reports, as UI-thread holds:
   page (first, last, total) against ``tree()`` of the same panel.
 
 The census and per-call rows use one engine internal,
-``wpfprobe.engine.engine._Hop``; if it changes, those rows say "n/a" and the rest
+``wpfprobe.engine.hop.Hop``; if it changes, those rows say "n/a" and the rest
 (public API only) still runs. No timing is asserted.
 """
 
@@ -108,7 +108,7 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, size: int, repeat: int, *, b
 def _census_call(probe: Any) -> Any:
     """A callable that builds the locator census once, as one hop of the engine would; None if unavailable."""
     try:
-        from wpfprobe.engine.engine import _Hop  # noqa: PLC0415
+        from wpfprobe.engine.hop import Hop as _Hop  # noqa: PLC0415
     except ImportError:
         return None
     engine = probe.engine
@@ -120,7 +120,7 @@ def _census_call(probe: Any) -> Any:
 def _per_call_costs(loop: h.UiLoop, probe: Any, form: Any) -> dict[str, float] | None:
     """Microseconds per call, on the UI thread, of what a snapshot does for every node."""
     try:
-        from wpfprobe.engine.engine import _Hop  # noqa: PLC0415
+        from wpfprobe.engine.hop import Hop as _Hop  # noqa: PLC0415
     except ImportError:
         return None
     engine = probe.engine

@@ -725,7 +725,7 @@ def action_breakdown(engine: Any, ids: dict[str, str], *, rounds: int, os_rounds
         bare: list[tuple[float, float]] = []
         for i in range(60):
             clock.hops.clear()
-            engine._hop(lambda h: None)  # noqa: SLF001 - what the settle hop is
+            engine.hop(lambda h: None)  # what the settle hop is
             if i >= 10:
                 bare.extend(clock.hops)
         rows = []
@@ -761,7 +761,7 @@ def action_breakdown(engine: Any, ids: dict[str, str], *, rounds: int, os_rounds
         # The OS back end alone (xdotool on X11): the same click, without hops, audit or settle.
         backend, backend_ms = getattr(d, "_os", None), []
         if backend is not None and backend.available() is None:
-            x, y = engine._hop(lambda h: h.adapter.click_point(h.resolve(t("button"))))  # noqa: SLF001
+            x, y = engine.hop(lambda h: h.adapter.click_point(h.resolve(t("button"))))
             for i in range(os_rounds + 1):
                 t0 = time.perf_counter()
                 backend.click(x, y)
@@ -810,12 +810,12 @@ def run_actions(probe: Any, *, calls: int, clicks: dict[str, int], controls: int
         session = asyncio.run(action_session(handle.url or "", handle.token or "", calls=calls))
     finally:
         handle.stop()
-    engine._hop(lambda h: None)  # noqa: SLF001 - any click still queued has run
+    engine.hop(lambda h: None)  # any click still queued has run
     landed_mcp = clicks["n"]
     breakdown = action_breakdown(
         engine, session["ids"], rounds=min(calls, 20), os_rounds=max(3, min(calls, 20) // 2)
     )
-    engine._hop(lambda h: None)  # noqa: SLF001
+    engine.hop(lambda h: None)
     log = engine.driver.audit_log()
     audit: dict[str, Any] = {"enabled": log is not None}
     if log is not None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from wpfprobe.core.protocol import KeyChord
-from wpfprobe.engine.engine import _test
+from wpfprobe.engine.matching import value_matches
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.keys import KEY_NAMES, MAX_CHORDS, format_chord, parse_keys
 from wpfprobe.engine.locators import AttrTest, Selector, parse_locator
@@ -212,7 +212,7 @@ def test_menu_segment_matching_ignores_case_and_access_markers(segment: str, tex
     loc = parse_locator(f"menu:{segment}")
     assert isinstance(loc, Selector)
     (test,) = _menu_tests(loc)
-    assert _test(text, test) is matches
+    assert value_matches(text, test) is matches
 
 
 @pytest.mark.parametrize("text", ["menu:", "menu:   ", "menu:File//x", "menu:/File", "menu:File/", "menu:File/ /x"])

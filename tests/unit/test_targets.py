@@ -160,7 +160,7 @@ def test_malformed_targets_are_invalid_arguments(target: str) -> None:
 
 
 def test_slug_matches_the_engines() -> None:
-    from wpfprobe.engine.engine import _slug
+    from wpfprobe.engine.base import slug as _slug
 
     for text in ("My App!", "  x  ", "Ünïcode Näme", "a" * 80, "---", "Stock Viewer"):
         assert slug(text) == _slug(text)

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from wpfprobe.core.protocol import ActionKind, Blocker, InputMode, KeyChord, MouseButton, PlainValue
 from wpfprobe.core.convert import parse_value
 from wpfprobe.core.errors import (
     DispatcherBusyError,
@@ -39,11 +38,16 @@ from wpfprobe.core.errors import (
 )
 from wpfprobe.core.keys import parse_keys
 from wpfprobe.core.models import ActionResult, ActionState, AppError, Node, SetPropertyResult, WaitResult, Window
+from wpfprobe.core.protocol import ActionKind, Blocker, InputMode, MouseButton, PlainValue
 from wpfprobe.core.redaction import REDACTED
+from wpfprobe.engine.base import EngineBase
+from wpfprobe.engine.hop import Hop
+from wpfprobe.engine.locators import AttrTest
+from wpfprobe.engine.matching import value_matches
+from wpfprobe.engine.target import Target
 
 if TYPE_CHECKING:
     from wpfprobe.audit._log import AuditLog
-    from wpfprobe.engine.engine import Engine, Target, _Hop
 
 _log = logging.getLogger("wpfprobe.actions")
 
@@ -77,7 +81,7 @@ class OsInput(Protocol):
 class Driver:
     """The interact and mutate operations of one engine (``engine.driver``)."""
 
-    def __init__(self, engine: Engine, *, os_input: OsInput | None = None) -> None:
+    def __init__(self, engine: EngineBase, *, os_input: OsInput | None = None) -> None:
         self._engine = engine
         self._os = os_input
         self._audit: AuditLog | None = None
@@ -219,7 +223,7 @@ class Driver:
         if not isinstance(value, str):
             raise InvalidArgumentError("value must be a string.", suggestion='Pass it as a JSON string: "12".')
 
-        def apply(h: _Hop) -> dict[str, Any]:
+        def apply(h: Hop) -> dict[str, Any]:
             el = h.resolve(target)
             adapter = h.adapter
             prop = adapter.find_property(el, name)
@@ -257,7 +261,7 @@ class Driver:
             }
 
         with self._audited("wpf_set_property", target, action="set", property_name=name):
-            return SetPropertyResult.model_validate(self._engine._hop(apply))
+            return SetPropertyResult.model_validate(self._engine.hop(apply))
 
     # -- the common path -----------------------------------------------------
     def _act(
@@ -296,7 +300,7 @@ class Driver:
         engine = self._engine
         outcome: dict[str, Any] = {}
 
-        def prepare(h: _Hop) -> dict[str, Any]:
+        def prepare(h: Hop) -> dict[str, Any]:
             el = h.resolve(target) if target is not None else h.adapter.focused_element()
             if el is None:
                 raise NodeNotFoundError(
@@ -338,13 +342,13 @@ class Driver:
                 engine.ui.post(act)
             return prepared
 
-        prepared = engine._hop(prepare)
+        prepared = engine.hop(prepare)
         if mode == "os":
             assert os is not None and self._os is not None
             os(self._os, prepared["point"])
             time.sleep(engine.settings.os_input_settle)
 
-        def observe(h: _Hop) -> dict[str, Any]:
+        def observe(h: Hop) -> dict[str, Any]:
             el = h.objects.get(prepared["nodeId"])
             alive = el is not None and h.adapter.is_alive(el)
             focused = h.adapter.focused_element()
@@ -358,8 +362,8 @@ class Driver:
         try:
             if mode == "toolkit":
                 # One empty hop first: messages the handler posted run before the result is read.
-                engine._hop(lambda h: None)
-            seen = engine._hop(observe)
+                engine.hop(lambda h: None)
+            seen = engine.hop(observe)
         except DispatcherBusyError as err:
             err.detail["delivered"] = True
             err.message = (
@@ -445,13 +449,11 @@ class _AuditScope:
 # -- helpers (run on the UI thread unless said otherwise) ----------------------
 
 
-def _hop(engine: Engine) -> _Hop:
-    from wpfprobe.engine.engine import _Hop  # noqa: PLC0415 - the engine imports this module
-
-    return _Hop(engine)
+def _hop(engine: EngineBase) -> Hop:
+    return Hop(engine)
 
 
-def _state(h: _Hop, el: Any) -> dict[str, Any]:
+def _state(h: Hop, el: Any) -> dict[str, Any]:
     base = h.adapter.state(el)
     extra = h.adapter.action_state(el)
     state: dict[str, Any] = {
@@ -466,7 +468,7 @@ def _state(h: _Hop, el: Any) -> dict[str, Any]:
     return state
 
 
-def _windows(h: _Hop) -> dict[str, dict[str, Any]]:
+def _windows(h: Hop) -> dict[str, dict[str, Any]]:
     out = {}
     for w in h.adapter.roots():
         node = h.project(w)
@@ -481,7 +483,7 @@ def _windows(h: _Hop) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _not_interactable(h: _Hop, el: Any, kind: ActionKind, blocker: Blocker) -> ElementNotInteractableError:
+def _not_interactable(h: Hop, el: Any, kind: ActionKind, blocker: Blocker) -> ElementNotInteractableError:
     naming = h.adapter.naming(el)
     described = f"{naming.type_name}#{naming.name}" if naming.name else naming.type_name
     detail: dict[str, Any] = {"reason": blocker.reason, "action": kind, "nodeId": h.id(el)}
@@ -532,7 +534,7 @@ def _check_int(label: str, value: Any, low: int, high: int) -> None:
 
 def _condition_test(
     condition: str, prop: str | None, value: str | None
-) -> Callable[[_Hop, Target], tuple[bool, PlainValue, dict[str, Any] | None]]:
+) -> Callable[[Hop, Target], tuple[bool, PlainValue, dict[str, Any] | None]]:
     """A function run on the UI thread per poll: (satisfied, observed value, node)."""
     if condition == "propertyEquals" and (not prop or value is None):
         raise InvalidArgumentError(
@@ -551,7 +553,7 @@ def _condition_test(
                 f"value is not a valid regular expression: {exc}", suggestion="Fix the pattern (Python re syntax)."
             ) from None
 
-    def test(h: _Hop, target: Target) -> tuple[bool, PlainValue, dict[str, Any] | None]:
+    def test(h: Hop, target: Target) -> tuple[bool, PlainValue, dict[str, Any] | None]:
         if condition in ("exists", "gone"):
             try:
                 found = h.resolve_all(target)
@@ -583,8 +585,6 @@ def _condition_test(
                 )
             ok = observed is not None and pattern.search(str(observed)) is not None
         else:
-            from wpfprobe.engine.engine import _test  # noqa: PLC0415
-            from wpfprobe.engine.locators import AttrTest  # noqa: PLC0415
 
             assert prop is not None
             found_prop = h.adapter.find_property(el, prop)
@@ -601,7 +601,7 @@ def _condition_test(
                     detail={"property": found_prop.name},
                 )
             observed = h.read_value(el, found_prop)
-            ok = _test(observed, AttrTest(found_prop.name, "equals", value))
+            ok = value_matches(observed, AttrTest(found_prop.name, "equals", value))
         return ok, observed, h.project(el) if ok else None
 
     return test

@@ -4,7 +4,7 @@ The rules here are toolkit-agnostic: they judge plain facts an adapter reads
 (``naming``, ``state``, ``children``, ``diagnostic_facts``, ``bindings``,
 ``binding_errors``). What a toolkit knows (which control is an input, what
 clips, what virtualizes) stays in the adapters. The whole run is one walk in
-one UI-thread hop: the engine's ``_paged`` calls ``collect`` on the UI thread,
+one UI-thread hop: the engine's ``paged`` calls ``collect`` on the UI thread,
 and later pages only re-resolve the node ids of the findings they show.
 
 Scope: with a root element, the root's whole window is walked (so a finding
@@ -22,16 +22,16 @@ import json
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, get_args
+from typing import Any, get_args
 
-from wpfprobe.core.protocol import Bounds, DiagnosticFacts, Naming
-from wpfprobe.engine.cursors import check_take
 from wpfprobe.core.errors import InvalidArgumentError, NodeNotFoundError
-from wpfprobe.engine.locators import format_ident
 from wpfprobe.core.models import DiagnosticsPage, Finding, FindingLevel
-
-if TYPE_CHECKING:
-    from wpfprobe.engine.engine import Engine, Target, _Hop
+from wpfprobe.core.protocol import Bounds, DiagnosticFacts, Naming
+from wpfprobe.engine.base import EngineBase
+from wpfprobe.engine.cursors import check_take
+from wpfprobe.engine.hop import Hop
+from wpfprobe.engine.locators import format_ident
+from wpfprobe.engine.target import Target
 
 #: Severity order: a page lists the most severe first.
 LEVELS: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
@@ -81,7 +81,7 @@ class Item:
 class Context:
     """What providers read: the walked elements in pre-order, and lazy helpers."""
 
-    def __init__(self, h: _Hop, items: list[Item], toolkit: str, selected: frozenset[str] = frozenset()) -> None:
+    def __init__(self, h: Hop, items: list[Item], toolkit: str, selected: frozenset[str] = frozenset()) -> None:
         self.h = h
         self.items = items
         self.toolkit = toolkit
@@ -540,7 +540,7 @@ def applicable(names: Sequence[str], toolkit: str) -> tuple[list[str], list[str]
 
 
 def run_diagnostics(
-    engine: Engine,
+    engine: EngineBase,
     target: Target | None,
     *,
     providers: Sequence[str] | None,
@@ -555,7 +555,7 @@ def run_diagnostics(
     run, not_applicable = applicable(names, toolkit)
     scope = f"diag:{target.describe() if target is not None else ''}:{','.join(names)}:{min_level}"
 
-    def list_all(h: _Hop) -> list[tuple[str, Any]]:
+    def list_all(h: Hop) -> list[tuple[str, Any]]:
         raws = collect(h, target, [_BY_NAME[n] for n in run], toolkit, floor)
         pairs = []
         for raw, el in raws:
@@ -568,7 +568,7 @@ def run_diagnostics(
             pairs.append((key, (node_id, el, raw)))
         return pairs
 
-    def project(h: _Hop, entry: Any) -> dict[str, Any]:
+    def project(h: Hop, entry: Any) -> dict[str, Any]:
         if isinstance(entry, str):  # a later page: the finding as the snapshot kept it
             saved = json.loads(entry)
             try:
@@ -588,7 +588,7 @@ def run_diagnostics(
             "locator": parts.locator, "path": parts.path, "suggestion": suggestion, "detail": detail,
         }  # fmt: skip
 
-    page = engine._paged(
+    page = engine.paged(
         kind="diagnostics", scope=scope, cursor=cursor, take=take,
         list_all=list_all, project=project, model=Finding, key_is_value=False,
     )  # fmt: skip
@@ -598,7 +598,7 @@ def run_diagnostics(
     )  # fmt: skip
 
 
-def collect(h: _Hop, target: Target | None, providers: list[Provider], toolkit: str, floor: int) -> list[tuple[Raw, Any]]:
+def collect(h: Hop, target: Target | None, providers: list[Provider], toolkit: str, floor: int) -> list[tuple[Raw, Any]]:
     """Walk, run the providers, and return (finding, element) most severe first, then in tree order."""
     if not providers:
         return []
@@ -627,7 +627,7 @@ def collect(h: _Hop, target: Target | None, providers: list[Provider], toolkit: 
     return [(raw, items[raw.index].el) for raw in raws]
 
 
-def walk(h: _Hop, roots: list[Any], *, facts: bool) -> list[Item]:
+def walk(h: Hop, roots: list[Any], *, facts: bool) -> list[Item]:
     """Every element under ``roots`` in pre-order (the visual tree), with its facts."""
     adapter = h.adapter
     memo: dict[Any, Any] = {}  # the adapter's, for this walk

@@ -1,0 +1,168 @@
+"""The engine's plumbing: settings, the UI thread, node ids, one hop at a time, and paged lists."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from wpfprobe.core.errors import NodeNotFoundError, ProbeError
+from wpfprobe.core.models import Page, RuntimeDescription
+from wpfprobe.core.protocol import ObjectTable, ToolkitAdapter, UiThread
+from wpfprobe.core.redaction import Redactor
+from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.cursors import CursorStore
+from wpfprobe.engine.hop import Hop
+
+T = TypeVar("T")
+
+
+class EngineBase:
+    """State and plumbing every part of the engine shares; ``Engine`` adds the queries."""
+
+    def __init__(
+        self,
+        *,
+        adapter: ToolkitAdapter,
+        ui: UiThread,
+        objects: ObjectTable,
+        settings: ProbeSettings | None = None,
+        runtime: RuntimeDescription | None = None,
+        app_name: str | None = None,
+        same: Callable[[Any, Any], bool] | None = None,
+    ) -> None:
+        self.settings = settings or ProbeSettings()
+        self.ui = ui
+        self.objects = objects
+        self.redactor = Redactor(enabled=self.settings.redact, extra_keywords=self.settings.extra_redaction_keywords)
+        self.thread_violations: list[str] = []
+        self.adapter: ToolkitAdapter = (
+            _ThreadCheckedAdapter(adapter, ui, self.thread_violations)  # type: ignore[assignment]
+            if self.settings.check_thread_affinity
+            else adapter
+        )
+        self.runtime = runtime
+        self.app_name = app_name or default_app_name()
+        self.app_id = f"{slug(self.app_name)}-{os.getpid()}"
+        self.same = same or (lambda a, b: a is b)
+        self.cursors = CursorStore(ttl=self.settings.cursor_ttl, max_snapshots=self.settings.max_cursors)
+        # Written only on the UI thread, replaced whole: (when, counts).
+        self.census_cache: tuple[float, Counter[tuple[str, str]]] | None = None
+
+    def hop(self, fn: Callable[[Hop], T]) -> T:
+        """Run ``fn`` on the UI thread with a fresh ``Hop``: one hop per request (invariant 2)."""
+        return self.ui.run(lambda: fn(Hop(self)), timeout=self.settings.ui_timeout)
+
+    def paged(
+        self,
+        *,
+        kind: str,
+        scope: str,
+        cursor: str | None,
+        take: int,
+        list_all: Callable[[Hop], list[tuple[str, Any]]],
+        project: Callable[[Hop, Any], dict[str, Any]],
+        model: type[Any],
+        key_is_value: bool = True,
+    ) -> Page[Any]:
+        """One page of a snapshotted list in one hop.
+
+        On the first page (or a stale cursor) the hop lists everything and
+        projects the first ``take``; later pages project only their keys.
+        ``key_is_value`` says whether a key is resolvable on its own (a node
+        id) or must be re-read through ``project`` (a property name).
+        """
+        resumed = self.cursors.resume(cursor, kind=kind, scope=scope) if cursor is not None else None
+        if resumed is not None and resumed.keys is not None:
+            keys = resumed.keys[resumed.offset : resumed.offset + take]
+
+            def read_page(h: Hop) -> list[dict[str, Any]]:
+                out = []
+                for key in keys:
+                    if key_is_value:
+                        try:
+                            value = h.get(key)
+                        except NodeNotFoundError:
+                            continue  # this item is gone since the snapshot was taken
+                    else:
+                        value = key
+                    item = project(h, value)
+                    if item:
+                        out.append(item)
+                return out
+
+            items = self.hop(read_page)
+            end = resumed.offset + len(keys)
+            total = len(resumed.keys)
+            next_cursor = self.cursors.cursor_for(resumed.snapshot_id, end, kind, scope) if end < total else None
+            return Page[model](  # type: ignore[valid-type]
+                items=[model.model_validate(i) for i in items],
+                next_cursor=next_cursor, total_count=total, has_more=next_cursor is not None, stale=False,
+            )  # fmt: skip
+
+        def read_first(h: Hop) -> tuple[list[str], list[dict[str, Any]]]:
+            pairs = list_all(h)
+            first = []
+            for _key, value in pairs[:take]:
+                item = project(h, value)
+                if item:
+                    first.append(item)
+            return [k for k, _ in pairs], first
+
+        keys_all, items = self.hop(read_first)
+        sid = self.cursors.save(kind, scope, keys_all)
+        next_cursor = self.cursors.cursor_for(sid, take, kind, scope) if take < len(keys_all) else None
+        return Page[model](  # type: ignore[valid-type]
+            items=[model.model_validate(i) for i in items],
+            next_cursor=next_cursor, total_count=len(keys_all), has_more=next_cursor is not None,
+            stale=resumed is not None,
+        )  # fmt: skip
+
+
+def default_app_name() -> str:
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None) or (sys.argv[0] if sys.argv and sys.argv[0] else "python")
+    return os.path.splitext(os.path.basename(path))[0] or "python"
+
+
+def slug(text: str) -> str:
+    out = "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
+    return "-".join(p for p in out.split("-") if p)[:40] or "app"
+
+
+def process_name() -> str:
+    try:
+        with open(f"/proc/{os.getpid()}/comm", encoding="utf-8") as fh:
+            return fh.read().strip()
+    except OSError:
+        return os.path.basename(sys.executable)
+
+
+class _ThreadCheckedAdapter:
+    """Wraps an adapter so any call off the UI thread fails loudly and is recorded."""
+
+    def __init__(self, inner: ToolkitAdapter, ui: UiThread, violations: list[str]) -> None:
+        self._inner = inner
+        self._ui = ui
+        self._violations = violations
+        self.toolkit = inner.toolkit
+        self.capabilities = inner.capabilities
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if not callable(attr):
+            return attr
+
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            if not self._ui.is_ui_thread():
+                message = f"adapter.{name} called on thread {threading.get_ident()}, not the UI thread"
+                self._violations.append(message)
+                raise ProbeError(message, code="INTERNAL")
+            return attr(*args, **kwargs)
+
+        return checked

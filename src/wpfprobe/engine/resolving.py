@@ -1,0 +1,155 @@
+"""Resolving a target (node id or locators) to live elements, and evaluating locators over the tree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from wpfprobe.core.errors import LocatorAmbiguousError, LocatorNotFoundError
+from wpfprobe.core.protocol import Naming, TreeType
+from wpfprobe.engine.locating import Locating
+from wpfprobe.engine.locators import Compound, PathLocator, Selector, parse_locator
+from wpfprobe.engine.matching import pick_nth, tests_text, value_matches
+from wpfprobe.engine.target import Target
+
+MAX_CANDIDATES_LISTED = 10
+
+
+class Resolver(Locating):
+    """Finds elements: by node id, by locator, or by a compound test over a subtree."""
+
+    def resolve(self, target: Target) -> Any:
+        return self._one(self.resolve_all(target), target.describe())
+
+    def resolve_once(self, target: Target) -> Any:
+        """``resolve``, memoised for the rest of this hop."""
+        key = ("resolved", target)
+        if key not in self._memo:
+            self._memo[key] = self.resolve(target)
+        return self._memo[key]
+
+    def _one(self, matches: list[Any], described: str) -> Any:
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise LocatorNotFoundError(
+                f"Nothing matches {described!r}.",
+                suggestion="Check the locator with wpf_find_elements, or look at wpf_get_visual_tree.",
+                detail={"locator": described, "scanned": self.scanned},
+            )
+        listed = [{"nodeId": self.id(m), "locator": self.locator_of(m)} for m in matches[:MAX_CANDIDATES_LISTED]]
+        raise LocatorAmbiguousError(
+            f"{len(matches)} elements match {described!r}; an action needs exactly one.",
+            suggestion="Use one candidate's locator or nodeId, or add :nth(i) to pick one.",
+            detail={"count": len(matches), "candidates": listed},
+        )
+
+    def resolve_all(self, target: Target) -> list[Any]:
+        if target.node_id is not None:
+            matches = [self.node(target.node_id)]
+        else:
+            first, *rest = target.locators
+            loc = parse_locator(first)
+            tree: TreeType = loc.tree_type if isinstance(loc, Selector) else "visual"
+            matches = self.evaluate(loc, self.adapter.roots(), tree_type=tree)
+            for i, text in enumerate(rest):
+                # Each further locator searches inside the one element found so far.
+                parent = self._one(matches, " >> ".join(target.locators[: i + 1]))
+                matches = self.evaluate(
+                    parse_locator(text), self.adapter.children(parent, "visual"), tree_type="visual", anchored=parent
+                )
+        if target.nth is not None:
+            try:
+                return [matches[target.nth]]
+            except IndexError:
+                return []
+        return matches
+
+    def evaluate(
+        self, loc: Selector | PathLocator, scope: list[Any], *, tree_type: TreeType, anchored: Any = None
+    ) -> list[Any]:
+        if isinstance(loc, PathLocator):
+            return self.evaluate_path(loc, scope if anchored is None else [anchored], relative=anchored is not None)
+        matches: list[Any] = []
+        for i, (combinator, compound) in enumerate(loc.steps):
+            if i == 0:
+                found = self.select_compound(scope, compound, tree_type=tree_type, apply_nth=False)
+            else:
+                found = []
+                seen: list[Any] = []
+                for cand in matches:
+                    pool = (
+                        self.adapter.children(cand, tree_type)
+                        if combinator == ">"
+                        else list(self.descendants(cand, tree_type))
+                    )
+                    for el in pool:
+                        self.scanned += combinator == ">"
+                        if self.matches(el, compound) and not any(self.same(el, s) for s in seen):
+                            found.append(el)
+                            seen.append(el)
+            matches = pick_nth(found, compound)
+        return matches
+
+    def evaluate_path(self, loc: PathLocator, scope: list[Any], *, relative: bool) -> list[Any]:
+        first, rest = loc.segments[0], loc.segments[1:]
+        if first.ident is not None and not relative:
+            # A named first segment anchors anywhere in the app, like a selector.
+            compound = Compound(type_name=first.type_name, ident=first.ident)
+            current = self.select_compound(scope, compound, tree_type="visual")
+            if first.index is not None:
+                current = current[first.index : first.index + 1]
+            elif len(current) > 1:
+                return current  # ambiguous: resolve() reports the candidates
+        else:
+            pool = scope if not relative else self.adapter.children(scope[0], "visual")
+            current = self._segment_pick(pool, first)
+        for seg in rest:
+            if len(current) != 1:
+                return []
+            current = self._segment_pick(self.adapter.children(current[0], "visual"), seg)
+        return current
+
+    def _segment_pick(self, pool: list[Any], seg: Any) -> list[Any]:
+        compound = Compound(type_name=seg.type_name, ident=seg.ident)
+        hits = []
+        for el in pool:
+            self.scanned += 1
+            if self.matches(el, compound):
+                hits.append(el)
+        index = seg.index or 0
+        return hits[index : index + 1]
+
+    def select_compound(
+        self, scope: list[Any], compound: Compound, *, tree_type: TreeType, apply_nth: bool = True
+    ) -> list[Any]:
+        found = [el for el in self.walk(scope, tree_type) if self.matches(el, compound)]
+        return pick_nth(found, compound) if apply_nth else found
+
+    def walk(self, scope: list[Any], tree_type: TreeType) -> Iterator[Any]:
+        stack = list(reversed(scope))
+        while stack:
+            el = stack.pop()
+            self.scanned += 1
+            yield el
+            stack.extend(reversed(self.adapter.children(el, tree_type)))
+
+    def descendants(self, el: Any, tree_type: TreeType) -> Iterator[Any]:
+        it = self.walk(self.adapter.children(el, tree_type), tree_type)
+        yield from it
+
+    def matches(self, el: Any, c: Compound) -> bool:
+        naming: Naming | None = None
+        if c.type_name is not None or c.ident is not None:
+            naming = self.adapter.naming(el)
+            if c.type_name is not None:
+                wanted = c.type_name.lower()
+                if naming.type_name.lower() != wanted and naming.full_type_name.lower() != wanted:
+                    return False
+            if c.ident is not None and c.ident not in (naming.name, naming.automation_id):
+                return False
+        if c.visible_only and not self.adapter.state(el).visible:
+            return False
+        if c.type_name is None and c.ident is None and tests_text(c) and self.adapter.is_template_part(el):
+            return False  # the text belongs to the templated control, which matches itself
+        return all(value_matches(self.attr_value(el, a.name), a) for a in c.attrs)
