@@ -102,20 +102,18 @@ def load_winforms() -> Any:
     """Load the CLR as wpfprobe does (Mono here) and reference WinForms; returns its description."""
     warnings.filterwarnings("ignore", message="Hosting Mono versions before")  # DESIGN.md: 6.8 works
     try:
-        from wpfprobe_clr import ensure_clr  # noqa: PLC0415
+        from wpfprobe_clr import ensure_clr
 
         description = ensure_clr()
     except Exception as exc:  # ClrUnavailableError and import errors alike
         raise BenchError(f"Could not load a .NET runtime: {exc}") from exc
-    import clr  # noqa: PLC0415
+    import clr
 
     try:
         clr.AddReference("System.Windows.Forms")
         clr.AddReference("System.Drawing")
     except Exception as exc:
-        raise BenchError(
-            f"System.Windows.Forms is not available ({exc}); on Linux install mono-complete."
-        ) from exc
+        raise BenchError(f"System.Windows.Forms is not available ({exc}); on Linux install mono-complete.") from exc
     return description
 
 
@@ -141,8 +139,8 @@ class UiLoop:
 
     @classmethod
     def start(cls, *, timeout: float = 30.0) -> UiLoop:
-        from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: PLC0415
-        from System.Windows.Forms import Application, ApplicationContext, Control  # noqa: PLC0415
+        from System.Threading import ApartmentState, Thread, ThreadStart
+        from System.Windows.Forms import Application, ApplicationContext, Control
 
         ready = threading.Event()
         box: dict[str, Any] = {}
@@ -154,14 +152,14 @@ class UiLoop:
                 _ = marshal.Handle  # an invisible control gets a handle only when asked
                 context = ApplicationContext()
                 box["marshal"], box["context"] = marshal, context
-            except BaseException as exc:  # noqa: BLE001 - reported by the starting thread
+            except BaseException as exc:
                 box["error"] = exc
                 ready.set()
                 return
             ready.set()
             try:
                 Application.Run(context)
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:
                 box["loop_error"] = exc
             finally:
                 with contextlib.suppress(Exception):
@@ -181,7 +179,7 @@ class UiLoop:
 
     def call(self, fn: Callable[[], Any], *, timeout: float = 120.0) -> Timed:
         """Run ``fn`` on the UI thread in one BeginInvoke hop; time it there and here."""
-        from System import Action  # noqa: PLC0415
+        from System import Action
 
         outcome: queue.SimpleQueue[tuple[bool, Any, float]] = queue.SimpleQueue()
 
@@ -189,7 +187,7 @@ class UiLoop:
             t0 = perf_counter()
             try:
                 result, ok = fn(), True
-            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            except BaseException as exc:
                 result, ok = exc, False
             outcome.put((ok, result, perf_counter() - t0))
 
@@ -208,8 +206,8 @@ class UiLoop:
         """End the message loop and wait for the thread; False if it would not end."""
         if self.ended_cleanly is not None:
             return self.ended_cleanly
-        from System import Action  # noqa: PLC0415
-        from System.Windows.Forms import Application  # noqa: PLC0415
+        from System import Action
+        from System.Windows.Forms import Application
 
         def close_all() -> None:
             for form in list(Application.OpenForms):
@@ -220,7 +218,7 @@ class UiLoop:
         if self._thread.IsAlive:
             try:
                 self._marshal.BeginInvoke(Action(close_all))
-            except Exception:  # noqa: BLE001 - the loop may already be gone
+            except Exception:
                 pass
             self._thread.Join(int(timeout * 1000))
         self.ended_cleanly = not self._thread.IsAlive
@@ -247,7 +245,7 @@ def finish(code: int, loop: UiLoop | None, display: Display | None, prog: str) -
     if loop is not None:
         try:
             clean = loop.stop()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             print(f"{prog}: could not stop the UI thread: {exc}", file=sys.stderr)
             clean = False
     if not clean:
@@ -299,7 +297,7 @@ class HoldRecorder:
         self._original: Any = None
 
     def install(self) -> None:
-        from wpfprobe_clr._ui_thread import UiThread  # noqa: PLC0415
+        from wpfprobe_clr._ui_thread import UiThread
 
         if self._original is not None:
             return
@@ -325,7 +323,7 @@ class HoldRecorder:
     def uninstall(self) -> None:
         if self._original is None:
             return
-        from wpfprobe_clr._ui_thread import UiThread  # noqa: PLC0415
+        from wpfprobe_clr._ui_thread import UiThread
 
         UiThread.run = self._original  # type: ignore[method-assign]
         self._original = None
@@ -379,8 +377,8 @@ def build_form(total: int) -> tuple[Any, Any, FormInfo]:
     repeated user control would give). Depth: at most 5 below the form.
     Returns (form, sample TextBox, info).
     """
-    from System.Drawing import Point, Size  # noqa: PLC0415
-    from System.Windows.Forms import (  # noqa: PLC0415
+    from System.Drawing import Point, Size
+    from System.Windows.Forms import (
         Button,
         CheckBox,
         Form,
@@ -519,7 +517,7 @@ def close_form(loop: UiLoop, form: Any) -> None:
     """Close ``form``; a failure is reported, not raised, so it cannot hide the error that led here."""
     try:
         loop.call(lambda: None if form.IsDisposed else form.Close(), timeout=30)
-    except BaseException as exc:  # noqa: BLE001 - UiLoop.stop closes whatever is left
+    except BaseException as exc:
         note(f"could not close the form: {exc}")
 
 
@@ -546,13 +544,13 @@ def floor_walk(form: Any) -> int:
 
 def floor_properties(element: Any) -> int:
     """Every property of one element, bare: TypeDescriptor.GetProperties + GetValue."""
-    from System.ComponentModel import TypeDescriptor  # noqa: PLC0415
+    from System.ComponentModel import TypeDescriptor
 
     out = []
     for pd in TypeDescriptor.GetProperties(element):
         try:
             value = pd.GetValue(element)
-        except Exception as exc:  # noqa: BLE001 - a throwing getter is a value here too
+        except Exception as exc:
             value = exc
         out.append((pd.Name, value))
     return len(out)
@@ -582,7 +580,7 @@ def summary(samples: list[float], scale: float = 1.0, digits: int = 3) -> dict[s
 
 
 def machine_info(runtime: Any, display: Display) -> dict[str, Any]:
-    from importlib import metadata  # noqa: PLC0415
+    from importlib import metadata
 
     def version(dist: str) -> str | None:
         try:
@@ -630,7 +628,7 @@ SOURCE_FILES = (
 
 def source_fingerprint() -> dict[str, Any]:
     """Which engine code was measured: the git commit (if any) and a hash of the hot files."""
-    import hashlib  # noqa: PLC0415
+    import hashlib
 
     digest = hashlib.sha256()
     for rel in SOURCE_FILES:

@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _harness as h  # noqa: E402
+import _harness as h
 
 PROG = "bench_locators"
 UI_TIMEOUT = 120.0  # paging a wide parent holds the UI thread for seconds; measure it, do not time out
@@ -63,7 +63,7 @@ def _median_ms(values: list[float]) -> float:
 
 
 def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, size: int, repeat: int, *, breakdown: bool) -> dict[str, Any]:
-    import wpfprobe  # noqa: PLC0415
+    import wpfprobe
 
     h.note(f"[{size}] building and showing the form ...")
     form, _textbox, _info, _ = h.show_form(loop, size)
@@ -108,7 +108,7 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, size: int, repeat: int, *, b
 def _census_call(probe: Any) -> Any:
     """A callable that builds the locator census once, as one hop of the engine would; None if unavailable."""
     try:
-        from wpfprobe.engine.hop import Hop as _Hop  # noqa: PLC0415
+        from wpfprobe.engine.hop import Hop as _Hop
     except ImportError:
         return None
     engine = probe.engine
@@ -120,7 +120,7 @@ def _census_call(probe: Any) -> Any:
 def _per_call_costs(loop: h.UiLoop, probe: Any, form: Any) -> dict[str, float] | None:
     """Microseconds per call, on the UI thread, of what a snapshot does for every node."""
     try:
-        from wpfprobe.engine.hop import Hop as _Hop  # noqa: PLC0415
+        from wpfprobe.engine.hop import Hop as _Hop
     except ImportError:
         return None
     engine = probe.engine
@@ -168,11 +168,11 @@ def _per_call_costs(loop: h.UiLoop, probe: Any, form: Any) -> dict[str, float] |
 
 
 def bench_wide(loop: h.UiLoop, rec: h.HoldRecorder, k: int) -> dict[str, Any]:
-    import wpfprobe  # noqa: PLC0415
+    import wpfprobe
 
     def make() -> Any:
-        from System.Drawing import Point, Size  # noqa: PLC0415
-        from System.Windows.Forms import Button, Form, FormStartPosition, Panel  # noqa: PLC0415
+        from System.Drawing import Point, Size
+        from System.Windows.Forms import Button, Form, FormStartPosition, Panel
 
         form = Form()
         form.Name = f"wide{k}Form"
@@ -263,7 +263,9 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     out = []
     for n, row in enumerate(rows):
-        out.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        out.append(
+            "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=False)))
+        )
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
     return out
@@ -282,9 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         rec.install()
         loop = h.UiLoop.start()
         machine = h.machine_info(runtime, display)
-        sizes = [
-            bench_size(loop, rec, size, args.repeat, breakdown=size == max(args.sizes)) for size in args.sizes
-        ]
+        sizes = [bench_size(loop, rec, size, args.repeat, breakdown=size == max(args.sizes)) for size in args.sizes]
         wide = [bench_wide(loop, rec, k) for k in args.wide]
         worst = rec.longest()
         report = {
@@ -297,7 +297,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(render(sizes, wide, machine, args.repeat))
         if worst:
-            print(f"\nLongest single UI-thread hold by the probe in this run: {worst.seconds * 1e3:.1f} ms ({worst.label})")
+            print(
+                f"\nLongest single UI-thread hold by the probe in this run: {worst.seconds * 1e3:.1f} ms ({worst.label})"
+            )
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")
@@ -309,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         code = 130
-    except Exception as exc:  # noqa: BLE001 - report, then still shut the UI thread down
+    except Exception as exc:
         traceback.print_exc()
         print(f"{PROG}: failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         code = 1

@@ -98,7 +98,7 @@ def load_example(kind: str) -> Any:
 
 
 def rss() -> int:
-    import psutil  # noqa: PLC0415
+    import psutil
 
     gc.collect()
     return int(psutil.Process().memory_info().rss)
@@ -108,7 +108,7 @@ def heaps() -> dict[str, int]:
     """Python's allocated blocks and the CLR's managed heap, to tell where RSS growth lives."""
     out = {"py_blocks": sys.getallocatedblocks()}
     with contextlib.suppress(Exception):
-        from System import GC  # noqa: PLC0415
+        from System import GC
 
         out["clr_heap"] = int(GC.GetTotalMemory(False))
     return out
@@ -130,14 +130,14 @@ class Tokenizers:
         self.encodings: dict[str, Any] = {}
         self.note = "characters/4"
         try:
-            import bpe_openai  # noqa: PLC0415 - optional
+            import bpe_openai
 
             for name in ("cl100k_base", "o200k_base"):
                 self.encodings[name] = bpe_openai.get_encoding(name)
             self.note = (
                 f"characters/4, and bpe-openai {getattr(bpe_openai, '__version__', '?')} (cl100k_base, o200k_base)"
             )
-        except Exception as exc:  # noqa: BLE001 - optional: report what was used
+        except Exception as exc:
             self.encodings.clear()
             self.note = f"characters/4 only (no offline BPE tokenizer: {type(exc).__name__}: {exc})"
 
@@ -150,11 +150,10 @@ class Tokenizers:
     def prefix_spread(self, text: str, prefix: str, nodes: int) -> dict[str, dict[str, float]]:
         """Node ids start with a random two-letter prefix per process, and BPE counts depend on
         it: the count of ``text`` under every prefix the probe can choose, as min, median and max."""
-        import re  # noqa: PLC0415
-        import string  # noqa: PLC0415
+        import re
 
         ids = re.compile(rf"\b{re.escape(prefix)}(?=\d)")
-        from wpfprobe_clr._objects import ID_PREFIX_LETTERS  # noqa: PLC0415
+        from wpfprobe_clr._objects import ID_PREFIX_LETTERS
 
         variants = [ids.sub(a + b, text) for a in ID_PREFIX_LETTERS for b in ID_PREFIX_LETTERS]
         out = {}
@@ -197,8 +196,9 @@ class HandlerTimes(logging.Handler):
 
 
 def noop_spec() -> Any:
-    from pydantic import BaseModel  # noqa: PLC0415
-    from wpfprobe.mcp.tools import NoArgs, ToolOutput, ToolSpec  # noqa: PLC0415
+    from pydantic import BaseModel
+
+    from wpfprobe.mcp.tools import NoArgs, ToolOutput, ToolSpec
 
     class NoopResult(BaseModel):
         ok: bool
@@ -219,9 +219,9 @@ async def timed(fn: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
 async def latency_session(
     url: str, token: str, *, calls: int, targets: dict[str, str], tok: Tokenizers, paced: int = 0, spacing: float = 0
 ) -> dict[str, Any]:
-    import httpx2  # noqa: PLC0415
-    from mcp import Client  # noqa: PLC0415
-    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     capture = HandlerTimes()
     server_log = logging.getLogger("wpfprobe.server")
@@ -297,9 +297,9 @@ async def latency_session(
                 # Where the rest of the time goes, for one sample of each: the SDK's
                 # server-side check of structured content against the output model
                 # (pydantic) and the client's check against the output schema (jsonschema).
-                from pydantic import TypeAdapter  # noqa: PLC0415
+                from pydantic import TypeAdapter
 
-                from wpfprobe.mcp.toolserver import tool_specs  # noqa: PLC0415
+                from wpfprobe.mcp.toolserver import tool_specs
 
                 outputs = {s.name: s.output for s in tool_specs("read")}
                 rows = []
@@ -371,9 +371,9 @@ def set_nodelay(handle: Any) -> None:
     """The one-line fix, emulated: TCP_NODELAY on the listening socket (Linux passes it on to
     accepted connections). _start_http makes its socket with proto 0, so asyncio skips the
     TCP_NODELAY it sets on TCP connections, and keep-alive requests stall on delayed ACKs."""
-    import socket  # noqa: PLC0415
+    import socket
 
-    handle._runner._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # noqa: SLF001
+    handle._runner._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def run_latency(controls: int, calls: int, tok: Tokenizers, paced: int) -> dict[str, Any]:
@@ -382,12 +382,12 @@ def run_latency(controls: int, calls: int, tok: Tokenizers, paced: int) -> dict[
     The form is the shared benchmark form (benchmarks/_harness.py, the same one
     bench_snapshot.py measures), shown on a WinForms loop of its own STA thread.
     """
-    import wpfprobe  # noqa: PLC0415
-    from wpfprobe.mcp.toolserver import build_server  # noqa: PLC0415
-    from wpfprobe.mcp.server import _start_http  # noqa: PLC0415
+    import wpfprobe
+    from wpfprobe.mcp.server import _start_http
+    from wpfprobe.mcp.toolserver import build_server
 
     sys.path.insert(0, str(HERE))
-    import _harness as h  # noqa: PLC0415
+    import _harness as h
 
     h.load_winforms()
     loop = h.UiLoop.start()
@@ -479,8 +479,8 @@ def add_action_controls(form: Any) -> dict[str, int]:
     counts (to check that OS clicks landed), a TextBox, a CheckBox, a ComboBox of
     four items and a Label for wpf_set_property. Returns the click counter.
     """
-    from System.Drawing import Point, Size  # noqa: PLC0415
-    from System.Windows.Forms import (  # noqa: PLC0415
+    from System.Drawing import Point, Size
+    from System.Windows.Forms import (
         Button,
         CheckBox,
         ComboBox,
@@ -552,9 +552,9 @@ def action_plan(ids: dict[str, str]) -> list[Call]:
 
 async def action_session(url: str, token: str, *, calls: int) -> dict[str, Any]:
     """Part 5 over MCP: each round calls the no-op and every action once (the OS click maybe every other)."""
-    import httpx2  # noqa: PLC0415
-    from mcp import Client  # noqa: PLC0415
-    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     capture = HandlerTimes()
     server_log = logging.getLogger("wpfprobe.server")
@@ -656,7 +656,7 @@ class HopClock:
         self._undo: list[Callable[[], None]] = []
 
     def install(self, driver: Any) -> None:
-        from wpfprobe_clr._ui_thread import UiThread  # noqa: PLC0415
+        from wpfprobe_clr._ui_thread import UiThread
 
         original = UiThread.run
         clock = self
@@ -700,7 +700,7 @@ class HopClock:
 
 def action_breakdown(engine: Any, ids: dict[str, str], *, rounds: int, os_rounds: int) -> dict[str, Any]:
     """The driver called directly, in this process: wall time, the hops, the audit append, the rest."""
-    from wpfprobe.engine.engine import Target  # noqa: PLC0415
+    from wpfprobe.engine.engine import Target
 
     d = engine.driver
 
@@ -753,9 +753,7 @@ def action_breakdown(engine: Any, ids: dict[str, str], *, rounds: int, os_rounds
                     "hop_hold_p50_ms": [round(percentile([s[1][i][1] for s in same], 50), 2) for i in range(hops)],
                     "hops_wall_sum_p50_ms": round(percentile([sum(w for w, _ in s[1]) for s in samples], 50), 2),
                     "audit_p50_ms": round(percentile([s[2] for s in samples], 50), 2),
-                    "rest_p50_ms": round(
-                        percentile([s[0] - sum(w for w, _ in s[1]) - s[2] for s in samples], 50), 2
-                    ),
+                    "rest_p50_ms": round(percentile([s[0] - sum(w for w, _ in s[1]) - s[2] for s in samples], 50), 2),
                 }
             )
         # The OS back end alone (xdotool on X11): the same click, without hops, audit or settle.
@@ -789,9 +787,9 @@ def fs_type(path: Path) -> str:
         target = str(path.resolve())
         for line in Path("/proc/mounts").read_text().splitlines():
             parts = line.split()
-            if len(parts) >= 3 and (target == parts[1] or target.startswith(parts[1].rstrip("/") + "/")):
-                if len(parts[1]) > len(best):
-                    best, kind = parts[1], parts[2]
+            covers = len(parts) >= 3 and (target == parts[1] or target.startswith(parts[1].rstrip("/") + "/"))
+            if covers and len(parts[1]) > len(best):
+                best, kind = parts[1], parts[2]
     return kind
 
 
@@ -799,9 +797,9 @@ def run_actions(probe: Any, *, calls: int, clicks: dict[str, int], controls: int
     """Part 5: the action tools over MCP on a mutate-tier server, then the same actions called
     directly with their hops and audit appends timed; checks that every click landed and the
     audit log verifies."""
-    from wpfprobe.audit._log import verify  # noqa: PLC0415
-    from wpfprobe.mcp.toolserver import build_server  # noqa: PLC0415
-    from wpfprobe.mcp.server import _start_http  # noqa: PLC0415
+    from wpfprobe.audit._log import verify
+    from wpfprobe.mcp.server import _start_http
+    from wpfprobe.mcp.toolserver import build_server
 
     engine = probe.engine
     server = build_server(engine, tier="mutate", extra=[noop_spec()])
@@ -812,9 +810,7 @@ def run_actions(probe: Any, *, calls: int, clicks: dict[str, int], controls: int
         handle.stop()
     engine.hop(lambda h: None)  # any click still queued has run
     landed_mcp = clicks["n"]
-    breakdown = action_breakdown(
-        engine, session["ids"], rounds=min(calls, 20), os_rounds=max(3, min(calls, 20) // 2)
-    )
+    breakdown = action_breakdown(engine, session["ids"], rounds=min(calls, 20), os_rounds=max(3, min(calls, 20) // 2))
     engine.hop(lambda h: None)
     log = engine.driver.audit_log()
     audit: dict[str, Any] = {"enabled": log is not None}
@@ -898,8 +894,8 @@ def child_main(nodelay: bool) -> int:
         rss_app = rss()
         had_wpfprobe = "wpfprobe" in sys.modules
         t_import = time.monotonic()
-        import wpfprobe  # noqa: PLC0415 - an app imports it at its top; timed apart
-        import wpfprobe_clr  # noqa: PLC0415
+        import wpfprobe
+        import wpfprobe_clr
 
         wpfprobe_clr.ensure_clr()  # finds the loaded Mono and checks its suspend mode
         import_ms = (time.monotonic() - t_import) * 1000
@@ -922,7 +918,7 @@ def child_main(nodelay: bool) -> int:
             if command == "rss":
                 say(event="rss", rss=rss(), threads=threading.active_count(), **heaps())
             elif command == "collect":  # a full CLR collection, then the same reading
-                from System import GC  # noqa: PLC0415
+                from System import GC
 
                 GC.Collect()
                 GC.WaitForPendingFinalizers()
@@ -940,7 +936,7 @@ def child_main(nodelay: bool) -> int:
 
 class Child:
     def __init__(self, *, nodelay: bool) -> None:
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child; read back if it fails
         command = [sys.executable, "-W", "ignore::UserWarning", str(Path(__file__).resolve()), "--child"]
         self.proc = subprocess.Popen(
             command + (["--nodelay"] if nodelay else []),
@@ -985,9 +981,9 @@ class Child:
 
 
 async def startup_run(index: int, *, nodelay: bool, leak_calls: int, tok: Tokenizers) -> dict[str, Any]:
-    import httpx2  # noqa: PLC0415
-    from mcp import Client  # noqa: PLC0415
-    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     child = Child(nodelay=nodelay)
     try:
@@ -1157,7 +1153,7 @@ def sdk_import_ms(runs: int) -> float:
 
 def source_state() -> dict[str, Any]:
     """Which code was measured: the commit, the files under src/ changed since it, a hash of src/."""
-    import hashlib  # noqa: PLC0415
+    import hashlib
 
     def git(*args: str) -> str | None:
         with contextlib.suppress(OSError, subprocess.SubprocessError):
@@ -1305,7 +1301,7 @@ def print_report(report: dict[str, Any]) -> None:
             f"{t['json_tokens_per_node'][k]:>11.2f}" for k in methods
         )
         print(line)
-    from wpfprobe_clr._objects import ID_PREFIX_LETTERS  # noqa: PLC0415
+    from wpfprobe_clr._objects import ID_PREFIX_LETTERS
 
     for t in tok_rows:
         for k, v in t["text_tokens_per_node_over_all_prefixes"].items():
@@ -1412,11 +1408,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.calls < 2 or args.runs < 1 or args.leak_calls < 1:
         parser.error("--calls must be at least 2, --runs and --leak-calls at least 1")
 
-    import warnings  # noqa: PLC0415
+    import warnings
 
     warnings.filterwarnings("ignore", message="Hosting Mono versions before v6.12")
-    import wpfprobe_clr  # noqa: PLC0415
-    from wpfprobe.testing import virtual_display  # noqa: PLC0415
+    import wpfprobe_clr
+    from wpfprobe.testing import virtual_display
 
     tok = Tokenizers()
     private_xvfb = not sys.platform.startswith("win") and not os.environ.get("DISPLAY")
@@ -1444,7 +1440,7 @@ def main(argv: list[str] | None = None) -> int:
             "paced": args.paced,
             "runs": args.runs,
             "leak_calls": args.leak_calls,
-        },  # fmt: skip
+        },
         "actions": latency.pop("actions"),
         "latency": latency,
         "startup": startup,

@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _harness as h  # noqa: E402
+import _harness as h
 
 PROG = "bench_snapshot"
 MAX_DEPTH = 10
@@ -61,8 +61,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, size: int, repeat: int) -> dict[str, Any]:
-    import wpfprobe  # noqa: PLC0415
-    from wpfprobe import ProbeSettings  # noqa: PLC0415
+    import wpfprobe
+    from wpfprobe import ProbeSettings
 
     h.note(f"[{size}] building and showing the form ...")
     form, textbox, info, show_seconds = h.show_form(loop, size)
@@ -160,10 +160,15 @@ def _summarise(
     return {
         "controls": size,
         "form": {
-            "controls": info.controls, "named": info.named, "unnamed": info.unnamed,
-            "names_shared": info.names_shared, "max_depth": info.max_depth, "by_type": info.by_type,
-            "build_ms": round(info.build_seconds * 1e3, 1), "show_ms": round(show_seconds * 1e3, 1),
-        },  # fmt: skip
+            "controls": info.controls,
+            "named": info.named,
+            "unnamed": info.unnamed,
+            "names_shared": info.names_shared,
+            "max_depth": info.max_depth,
+            "by_type": info.by_type,
+            "build_ms": round(info.build_seconds * 1e3, 1),
+            "show_ms": round(show_seconds * 1e3, 1),
+        },
         "tree": {
             "call": f"probe.tree(max_depth={MAX_DEPTH})",
             "returned_nodes": nodes,
@@ -255,7 +260,9 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     out = []
     for n, row in enumerate(rows):
-        out.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        out.append(
+            "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=False)))
+        )
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
     return out
@@ -281,10 +288,14 @@ def main(argv: list[str] | None = None) -> int:
             "benchmark": "bench_snapshot",
             "machine": machine,
             "settings": {
-                "sizes": args.sizes, "repeat": args.repeat, "warmup": 1, "max_depth": MAX_DEPTH,
-                "properties_take": PROPS_TAKE, "ui_timeout_s": UI_TIMEOUT,
+                "sizes": args.sizes,
+                "repeat": args.repeat,
+                "warmup": 1,
+                "max_depth": MAX_DEPTH,
+                "properties_take": PROPS_TAKE,
+                "ui_timeout_s": UI_TIMEOUT,
                 "statistics": "median and p95 (linear interpolation) over the measured runs",
-            },  # fmt: skip
+            },
             "results": results,
             "longest_hold": longest,
             "holds_recorded": len(rec.holds),
@@ -302,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         code = 130
-    except Exception as exc:  # noqa: BLE001 - report, then still shut the UI thread down
+    except Exception as exc:
         traceback.print_exc()
         name = type(exc).__name__
         print(f"{PROG}: failed: {name}: {exc}", file=sys.stderr)

@@ -125,14 +125,16 @@ def main() -> int:
             print(f"url   {handle.url}\napp   {handle.app_id}\ntier  {handle.tier}")
             print(f"manifest {handle.manifest_path}")
             print("an agent connects with:")
-            print(f'  claude mcp add --transport http wpfprobe-demo {handle.url} --header "Authorization: Bearer $TOKEN"')
+            print(
+                f'  claude mcp add --transport http wpfprobe-demo {handle.url} --header "Authorization: Bearer $TOKEN"'
+            )
             try:
                 asyncio.run(agent_session(handle.url or "", handle.token or ""))
                 log = handle.probe.engine.driver.audit_log()
             finally:
                 handle.stop()
             if log is not None:
-                from wpfprobe.audit import verify  # noqa: PLC0415
+                from wpfprobe.audit import verify
 
                 heading("the audit log of that input")
                 lines = log.path.read_text().splitlines()

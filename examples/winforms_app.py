@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 if "clr" not in sys.modules:
     import os
@@ -41,11 +42,11 @@ clr.AddReference("System.Windows.Forms")
 clr.AddReference("System.Drawing")
 clr.AddReference("System.Data")
 
-from System import Func, Object  # noqa: E402
-from System.Data import DataTable  # noqa: E402
-from System.Drawing import Color, Point, Size  # noqa: E402
-from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
-from System.Windows.Forms import (  # noqa: E402
+from System import Func, Object
+from System.Data import DataTable
+from System.Drawing import Color, Point, Size
+from System.Threading import ApartmentState, Thread, ThreadStart
+from System.Windows.Forms import (
     AnchorStyles,
     Application,
     BindingSource,
@@ -344,7 +345,7 @@ class BackgroundApp:
         if self._thread.IsAlive and not self.app.IsDisposed:
             try:
                 self.app.BeginInvoke(Func[Object](lambda: self.app.Close()))
-            except Exception:  # noqa: BLE001 - already closing
+            except Exception:
                 pass
         self._thread.Join(int(timeout * 1000))
 
@@ -360,7 +361,7 @@ def start_in_background(*, timeout: float = 30.0) -> BackgroundApp:
             form.Shown += lambda sender, args: shown.set()
             box["form"] = form
             Application.Run(form)
-        except Exception as exc:  # noqa: BLE001 - reported by the waiting thread
+        except Exception as exc:
             box["error"] = exc
             shown.set()
 

@@ -33,11 +33,11 @@ import clr
 for _assembly in ("WindowsBase", "PresentationCore", "PresentationFramework", "System.Data"):
     clr.AddReference(_assembly)
 
-from System import Action, TimeSpan  # noqa: E402
-from System.Data import DataTable  # noqa: E402
-from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
-from System.Windows import Application, RoutedEventArgs, ShutdownMode, Window  # noqa: E402
-from System.Windows.Controls import (  # noqa: E402
+from System import Action, TimeSpan
+from System.Data import DataTable
+from System.Threading import ApartmentState, Thread, ThreadStart
+from System.Windows import Application, RoutedEventArgs, ShutdownMode, Window
+from System.Windows.Controls import (
     Button,
     CheckBox,
     ComboBox,
@@ -50,7 +50,7 @@ from System.Windows.Controls import (  # noqa: E402
     TextBlock,
     TextBox,
 )
-from System.Windows.Input import (  # noqa: E402
+from System.Windows.Input import (
     ApplicationCommands,
     CommandBinding,
     ExecutedRoutedEventArgs,
@@ -58,8 +58,8 @@ from System.Windows.Input import (  # noqa: E402
     KeyBinding,
     ModifierKeys,
 )
-from System.Windows.Markup import XamlReader  # noqa: E402
-from System.Windows.Threading import Dispatcher, DispatcherPriority, DispatcherTimer  # noqa: E402
+from System.Windows.Markup import XamlReader
+from System.Windows.Threading import Dispatcher, DispatcherPriority, DispatcherTimer
 
 T = TypeVar("T")
 
@@ -294,7 +294,7 @@ class BackgroundApp:
             # An exception must not escape into the dispatcher: it would end the app.
             try:
                 outcome["value"] = fn()
-            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            except BaseException as exc:
                 outcome["error"] = exc
 
         self.dispatcher.Invoke(Action(run))
@@ -354,7 +354,7 @@ def start_in_background(*, timeout: float = 30.0) -> BackgroundApp:
                 state.update(app=window, application=None, window=window)
                 window.Show()
                 Dispatcher.Run()
-        except BaseException as exc:  # noqa: BLE001 - reported to the caller below
+        except BaseException as exc:
             state["error"] = exc
             rendered.set()
 

@@ -1,15 +1,13 @@
 """wpfprobe: see inside a live pythonnet WPF or WinForms UI, from inside the app.
 
-    probe = wpfprobe.attach(form)
-    probe.tree(max_depth=2)
-    probe.locator("Button#saveButton").properties(filter="Text")
+probe = wpfprobe.attach(form)
+probe.tree(max_depth=2)
+probe.locator("Button#saveButton").properties(filter="Text")
 """
 
 from __future__ import annotations
 
 from wpfprobe.api.probe import Locator, Probe, attach
-from wpfprobe.mcp.custom import tool
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import ErrorCode, ProbeError
 from wpfprobe.core.models import (
     ActionResult,
@@ -45,10 +43,11 @@ from wpfprobe.core.models import (
     Window,
 )
 from wpfprobe.core.redaction import REDACTED
-from wpfprobe.mcp.server import ProbeHandle, start
 from wpfprobe.core.settings import ProbeSettings
-
 from wpfprobe.core.version import __version__
+from wpfprobe.engine.engine import Target
+from wpfprobe.mcp.custom import tool
+from wpfprobe.mcp.server import ProbeHandle, start
 
 __all__ = [
     "REDACTED",
@@ -62,10 +61,10 @@ __all__ = [
     "BindingInfo",
     "DiagnosticsPage",
     "ElementInfo",
-    "Finding",
     "ErrorCode",
     "FindResult",
     "FindResults",
+    "Finding",
     "Locator",
     "Node",
     "Page",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wpfprobe.core.convert import TypeConversionFailedError, UnsupportedPropertyTypeError
 from wpfprobe.core.errors import (
     AppNotAvailableError,
     ClrUnavailableError,
@@ -22,7 +23,6 @@ from wpfprobe.core.errors import (
     PropertyRedactedError,
     UiThreadError,
 )
-from wpfprobe.core.convert import TypeConversionFailedError, UnsupportedPropertyTypeError
 
 __all__ = [
     "AppNotAvailableError",

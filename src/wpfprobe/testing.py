@@ -25,16 +25,24 @@ def virtual_display(*, width: int = 1280, height: int = 1024, depth: int = 24) -
         return
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
-        raise RuntimeError(
-            "No display and no Xvfb: install it (Debian/Ubuntu: apt-get install xvfb) or set DISPLAY."
-        )
+        raise RuntimeError("No display and no Xvfb: install it (Debian/Ubuntu: apt-get install xvfb) or set DISPLAY.")
     read_fd, write_fd = os.pipe()
     # -noreset: by default the server resets when its last client disconnects,
     # and a connection attempted during that reset is refused. Mono's WinForms
     # connects, disconnects and connects again while it starts, so without it
     # an app under a fresh Xvfb failed to open the display now and then.
     proc = subprocess.Popen(
-        [xvfb, "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x{depth}", "-nolisten", "tcp", "-noreset"],
+        [
+            xvfb,
+            "-displayfd",
+            str(write_fd),
+            "-screen",
+            "0",
+            f"{width}x{height}x{depth}",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ],
         pass_fds=(write_fd,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

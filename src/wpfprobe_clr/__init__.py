@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from wpfprobe.core.models import RuntimeDescription
-
 from wpfprobe_clr._runtime import RuntimeKind, clr_is_loaded, describe_clr, ensure_clr
 from wpfprobe_clr._ui_thread import UiThread
 

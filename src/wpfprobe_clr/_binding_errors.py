@@ -45,9 +45,7 @@ class BindingErrorStore:
         self.max_per_element = max_per_element
         self._slots: OrderedDict[str, OrderedDict[tuple[str, str, str], _Entry]] = OrderedDict()
 
-    def add(
-        self, key: str, property_name: str | None, message: str, *, kind: str, path: str | None = None
-    ) -> None:
+    def add(self, key: str, property_name: str | None, message: str, *, kind: str, path: str | None = None) -> None:
         message = _clip(" ".join(str(message).split()))
         now = time.time()
         slot = self._slots.get(key)

@@ -10,7 +10,6 @@ import itertools
 import secrets
 from typing import Any
 
-
 # Two of these letters and the digits after them cost the fewest tokens (measured with
 # the cl100k and o200k encodings): pairs with j, k, q, u, v, x, y or z split oddly and
 # can add a token to every node of a tree.

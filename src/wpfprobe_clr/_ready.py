@@ -25,7 +25,6 @@ def shown_app() -> Any | None:
     if not clr_loaded():
         return None
     from wpfprobe.core.errors import AppNotAvailableError  # noqa: PLC0415
-
     from wpfprobe_clr.toolkits import find_app  # noqa: PLC0415 - the CLR is loaded: this only finds it
 
     try:

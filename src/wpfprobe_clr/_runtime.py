@@ -14,8 +14,7 @@ RuntimeKind = Literal["netfx", "coreclr", "mono"]
 
 _INSTALL_HINTS: dict[str, str] = {
     "mono": "install Mono with its Facades (Debian/Ubuntu: apt-get install mono-complete)",
-    "coreclr": "install a .NET runtime (https://dotnet.microsoft.com) and make `dotnet` findable "
-    "(DOTNET_ROOT or PATH)",
+    "coreclr": "install a .NET runtime (https://dotnet.microsoft.com) and make `dotnet` findable (DOTNET_ROOT or PATH)",
     "netfx": "install the .NET Framework 4.7.2 or later (Windows only)",
 }
 
@@ -69,13 +68,13 @@ def _load(kind: RuntimeKind | None) -> None:
             os.environ.setdefault(MONO_SUSPEND_VARIABLE, MONO_SAFE_SUSPEND)
         try:
             if getattr(pythonnet, "_RUNTIME", None) is None:
-                pythonnet.set_runtime(pythonnet._create_runtime_from_spec(candidate))  # noqa: SLF001
+                pythonnet.set_runtime(pythonnet._create_runtime_from_spec(candidate))
             pythonnet.load()
             import clr  # noqa: F401, PLC0415 - finishes the load
 
             return
         except Exception as exc:  # noqa: BLE001 - every failure is reported below
-            pythonnet._RUNTIME = None  # noqa: SLF001 - let the next candidate try
+            pythonnet._RUNTIME = None
             cause = exc.__cause__ or exc
             hint = _INSTALL_HINTS.get(candidate, "check the runtime name (netfx, coreclr or mono)")
             failures.append(f"{candidate}: {' '.join(str(cause).split())} -> {hint}")

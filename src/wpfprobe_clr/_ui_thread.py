@@ -26,7 +26,7 @@ import queue
 import threading
 import traceback
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from wpfprobe.core.errors import AppNotAvailableError, DispatcherBusyError, ProbeError, UiThreadError
 
@@ -36,7 +36,7 @@ Post = Callable[[Callable[[], None]], None]
 
 
 class _Call:
-    __slots__ = ("fn", "outcome", "abandoned")
+    __slots__ = ("abandoned", "fn", "outcome")
 
     def __init__(self, fn: Callable[[], Any]) -> None:
         self.fn = fn
@@ -102,7 +102,7 @@ class UiThread:
         timeout = self.default_timeout if timeout is None else timeout
         work = self._wrap(fn)
         if self.is_ui_thread():
-            return _unwrap(True, _run_inline(work))
+            return cast(T, _unwrap(True, _run_inline(work)))
         call = _Call(work)
         self._pending.add(call)
         try:
@@ -120,7 +120,7 @@ class UiThread:
                 ) from None
         finally:
             self._pending.discard(call)
-        return _unwrap(ok, value)
+        return cast(T, _unwrap(ok, value))
 
     def end(self) -> None:
         """The UI thread's message loop has ended: fail the calls waiting for it, and every
@@ -292,7 +292,7 @@ def exception_identity(exc: BaseException) -> tuple[str, str]:
     get_type = getattr(exc, "GetType", None)
     if get_type is None:
         return f"{type(exc).__module__}.{type(exc).__qualname__}".removeprefix("builtins."), str(exc)
-    net = exc
+    net: Any = exc
     # TargetInvocationException and friends hide the real error.
     while True:
         inner = getattr(net, "InnerException", None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Any, cast
 
 from wpfprobe.core.protocol import PlainValue
 
@@ -33,7 +33,7 @@ def to_plain(value: Any) -> PlainValue:
     Never raises: a value whose ToString throws renders as its type name.
     """
     if value is None or isinstance(value, (bool, int, float)):
-        return value  # type: ignore[no-any-return]
+        return cast(PlainValue, value)
     if isinstance(value, str):
         return _clip(value)
     try:

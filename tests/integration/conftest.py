@@ -69,9 +69,7 @@ def running_app(example: Any) -> Iterator[Any]:
 def probe(running_app: Any) -> Iterator[Any]:
     import wpfprobe
 
-    p = wpfprobe.attach(
-        running_app.app, name="example", settings=wpfprobe.ProbeSettings(check_thread_affinity=True)
-    )
+    p = wpfprobe.attach(running_app.app, name="example", settings=wpfprobe.ProbeSettings(check_thread_affinity=True))
     yield p
     assert p.engine.thread_violations == [], p.engine.thread_violations
 
@@ -88,7 +86,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for mark in item.iter_markers("toolkit"):
             if EXAMPLE not in mark.args:
                 item.add_marker(
-                    pytest.mark.skip(reason=f"exercises {', '.join(mark.args)} only; this run drives the {EXAMPLE} example")
+                    pytest.mark.skip(
+                        reason=f"exercises {', '.join(mark.args)} only; this run drives the {EXAMPLE} example"
+                    )
                 )
 
 

@@ -32,7 +32,7 @@ def test_doc_example_runs(doc: Path, code: str, running_app: Any, probe: Any) ->
     namespace = {"form": running_app.app, "app": running_app.app, "probe": probe}
     before = {t.name for t in _custom.registered()}
     try:
-        exec(compile(code, str(doc), "exec"), namespace)  # noqa: S102 - our own documentation
+        exec(compile(code, str(doc), "exec"), namespace)
     finally:
         # A custom tool an example registers must not be served by later tests' probes.
         for registered in _custom.registered():

@@ -216,7 +216,10 @@ def test_every_tool_answers_and_its_structured_content_matches_its_output_schema
             await call("wpf_get_binding_info", {"locator": "#greetingLabel", "propertyName": "Text"})
             await call("wpf_get_binding_info", {"nodeId": save["nodeId"], "propertyName": "Text"})
             await call("wpf_run_diagnostics", {})
-            await call("wpf_run_diagnostics", {"locator": "#formPanel", "providers": ["clipped"], "minLevel": "warning", "take": 1})
+            await call(
+                "wpf_run_diagnostics",
+                {"locator": "#formPanel", "providers": ["clipped"], "minLevel": "warning", "take": 1},
+            )
             await call("wpf_get_resources", {})
             await call("wpf_get_resources", {"locator": "#saveButton", "resourceKey": "Accent", "take": 5})
             await call("wpf_get_triggers", {"locator": "#saveButton"})

@@ -118,7 +118,7 @@ def test_the_interact_tier_has_input_but_refuses_set_property(tmp_path: Path) ->
     try:
         listed = app.session(lambda c: c.list_tools())
         names = {t.name for t in listed.tools}
-        assert INTERACT_TOOLS <= names and "wpf_set_property" not in names
+        assert names >= INTERACT_TOOLS and "wpf_set_property" not in names
         err = app.error("wpf_set_property", locator="#statusLabel", propertyName="Text", value="x")
         assert err["code"] == "MUTATION_DISABLED" and "mutate" in err["suggestion"]
         assert app.call("wpf_focus", locator="#nameBox")["action"] == "focus"
@@ -258,7 +258,9 @@ def test_wait_for_succeeds_when_the_app_changes_later_and_times_out_with_the_las
         ("#coveredButton", "covered"),
     ],
 )
-def test_an_element_that_cannot_be_clicked_is_refused_with_the_reason(driven: Driven, locator: str, reason: str) -> None:
+def test_an_element_that_cannot_be_clicked_is_refused_with_the_reason(
+    driven: Driven, locator: str, reason: str
+) -> None:
     err = driven.error("wpf_click", locator=locator)
     assert err["code"] == "ELEMENT_NOT_INTERACTABLE" and err["detail"]["reason"] == reason
     assert err["suggestion"]

@@ -23,7 +23,9 @@ def _event(proc: subprocess.Popen[str], name: str, stderr: Path) -> dict[str, An
         if event.get("event") == name:
             return event  # type: ignore[no-any-return]
     proc.wait(10)
-    raise AssertionError(f"the app ended (code {proc.returncode}) without reporting {name!r}:\n{stderr.read_text()[-3000:]}")
+    raise AssertionError(
+        f"the app ended (code {proc.returncode}) without reporting {name!r}:\n{stderr.read_text()[-3000:]}"
+    )
 
 
 def _post_initialize(url: str, token: str) -> int:

@@ -25,9 +25,9 @@ from typing import Any
 import psutil
 import pytest
 
-from wpfprobe.mcp import manifest as _manifest
-from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe.apps.launch import launch
+from wpfprobe.core.errors import AppNotAvailableError
+from wpfprobe.mcp import manifest as _manifest
 
 HERE = Path(__file__).parent
 SCRIPT = "scripts/plain_winforms_app.py"  # relative to HERE, the working directory: argv[0] as given
@@ -47,7 +47,9 @@ def env_for(home: Path) -> dict[str, str]:
 
 
 def run_to_end(argv: list[str], home: Path, timeout: float = DEADLINE) -> tuple[int, str, str]:
-    proc = subprocess.Popen(argv, cwd=HERE, env=env_for(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, cwd=HERE, env=env_for(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     finally:
@@ -100,7 +102,9 @@ def probed_run(
 ) -> tuple[tuple[int, str, str], dict[str, Any], _manifest.Manifest]:
     """The app under `wpfprobe run`: driven over MCP, then told to end with ``ending``."""
     argv = [sys.executable, "-m", "wpfprobe", "run", "--allow", "interact", SCRIPT, *app_args]
-    proc = subprocess.Popen(argv, cwd=HERE, env=env_for(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, cwd=HERE, env=env_for(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         manifest = wait_for_manifest(home, proc.pid, lambda: proc.poll() is None)
         seen = mcp(manifest, drive)
@@ -197,7 +201,9 @@ def test_launch_detaches_the_app_logs_its_output_and_returns_once_its_probe_list
     assert "plain app: starting" in log and "plain app: a line on stderr" in log
 
 
-def test_launch_fails_with_the_log_tail_when_the_app_exits_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_launch_fails_with_the_log_tail_when_the_app_exits_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("WPFPROBE_HOME", str(tmp_path / "home"))
     with pytest.raises(AppNotAvailableError) as caught:
         launch([sys.executable, str(tmp_path / "missing_app.py")], timeout=DEADLINE)
@@ -269,7 +275,9 @@ def test_an_app_an_agent_closes_through_a_tool_exits_promptly(display: str | Non
     home = tmp_path / "home"
     example = Path(__file__).resolve().parents[2] / "examples" / "winforms_app.py"
     argv = [sys.executable, "-m", "wpfprobe", "run", "--allow", "interact", str(example)]
-    proc = subprocess.Popen(argv, cwd=HERE, env=env_for(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, cwd=HERE, env=env_for(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         manifest = wait_for_manifest(home, proc.pid, lambda: proc.poll() is None)
 
@@ -282,7 +290,7 @@ def test_an_app_an_agent_closes_through_a_tool_exits_promptly(display: str | Non
         # The UI is gone, so the hops that read the result cannot run: the call says so at once.
         assert answer.is_error and answer.structured_content["code"] == "APP_NOT_AVAILABLE", answer
         assert took < 3.0, f"the click waited {took:.1f} s for a UI thread that had ended"
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
     finally:
         stop(proc)
     assert proc.returncode == 0, err

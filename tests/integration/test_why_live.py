@@ -1,4 +1,4 @@
-""""Why is my UI wrong" against the live WinForms example: bindings, binding errors,
+""" "Why is my UI wrong" against the live WinForms example: bindings, binding errors,
 and the clear "WinForms has none" answers for resources, triggers and behaviors.
 
 brokenLabel is bound to a BindingSource with no items (the example's deliberate
@@ -198,7 +198,9 @@ def test_the_error_store_is_bounded_and_holds_no_control() -> None:
 def test_agent_learns_why_the_broken_label_is_empty_in_one_call(mcp_connect: Any) -> None:
     async def main() -> tuple[Any, Any]:
         async with mcp_connect() as client:
-            binding = await client.call_tool("wpf_get_binding_info", {"locator": "#brokenLabel", "propertyName": "Text"})
+            binding = await client.call_tool(
+                "wpf_get_binding_info", {"locator": "#brokenLabel", "propertyName": "Text"}
+            )
             inspect = await client.call_tool("wpf_inspect_element", {"locator": "#brokenLabel"})
             return binding, inspect
 
@@ -238,7 +240,9 @@ def test_agent_is_told_winforms_has_no_resources_triggers_or_behaviors(mcp_conne
 def test_binding_info_errors_follow_the_spec(mcp_connect: Any) -> None:
     async def main() -> tuple[Any, Any]:
         async with mcp_connect() as client:
-            missing = await client.call_tool("wpf_get_binding_info", {"locator": "#brokenLabel", "propertyName": "Nope"})
+            missing = await client.call_tool(
+                "wpf_get_binding_info", {"locator": "#brokenLabel", "propertyName": "Nope"}
+            )
             absent = await client.call_tool("wpf_get_binding_info", {"locator": "#brokenLabel"})
             return missing, absent
 

@@ -1,4 +1,4 @@
-""""Why is my UI wrong" against the live WPF example, in the Windows workflow.
+""" "Why is my UI wrong" against the live WPF example, in the Windows workflow.
 
 The WPF example's brokenLabel is bound to a property its DataContext does not
 have (``{Binding DoesNotExist}``); statusLabel's style has a DataTrigger that

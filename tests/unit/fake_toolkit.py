@@ -32,13 +32,16 @@ from typing import Any
 
 import pytest
 
+from wpfprobe.api.probe import Probe
+from wpfprobe.core.convert import Converted, EnumSpec
+from wpfprobe.core.errors import DispatcherBusyError, ElementNotRenderableError, InvalidArgumentError
 from wpfprobe.core.protocol import (
-    Bounds,
     ActionKind,
     BehaviorDescription,
     BindingDescription,
     BindingErrorRecord,
     Blocker,
+    Bounds,
     Capture,
     DiagnosticFacts,
     ElementState,
@@ -57,11 +60,8 @@ from wpfprobe.core.protocol import (
     TriggerSetter,
     Unsupported,
 )
-from wpfprobe.api.probe import Probe
-from wpfprobe.core.convert import Converted, EnumSpec
-from wpfprobe.engine.engine import Engine
-from wpfprobe.core.errors import DispatcherBusyError, ElementNotRenderableError, InvalidArgumentError
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.engine import Engine
 
 # -- elements ------------------------------------------------------------------
 
@@ -529,7 +529,9 @@ class FakeAdapter:
             met = [c.met for c in conditions]
             active = None if None in met or not met else all(met)
             setters = tuple(TriggerSetter(p, v) for p, v in spec.setters)
-            out.append(TriggerDescription(spec.kind, spec.source, f"fake {spec.source}", active, tuple(conditions), setters))
+            out.append(
+                TriggerDescription(spec.kind, spec.source, f"fake {spec.source}", active, tuple(conditions), setters)
+            )
         return out
 
     def behaviors(self, element: Any, may_read: MayRead) -> list[BehaviorDescription] | Unsupported:
@@ -784,7 +786,7 @@ class UiWorker:
     def _execute(self, item: Callable[[], Any]) -> None:
         try:
             item()
-        except BaseException as exc:  # noqa: BLE001 - a posted callable must not kill the loop
+        except BaseException as exc:
             self.errors.append(f"{type(exc).__name__}: {exc}")
         finally:
             self.executed += 1
@@ -856,7 +858,7 @@ class FakeUiThread:
         def call() -> None:
             try:
                 box.put((True, fn()))
-            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            except BaseException as exc:
                 box.put((False, exc))
 
         self.worker.post(call)
@@ -876,7 +878,7 @@ class FakeUiThread:
         def guarded() -> None:
             try:
                 fn()
-            except BaseException as exc:  # noqa: BLE001 - as the real UiThread.post: never reaches the loop
+            except BaseException as exc:
                 self.dropped.append(exc)
 
         self.worker.post(guarded)

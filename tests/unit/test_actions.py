@@ -27,9 +27,7 @@ from fake_toolkit import (
 )
 
 from wpfprobe import audit
-from wpfprobe.core.protocol import Bounds
 from wpfprobe.core.convert import Converted
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import (
     DispatcherBusyError,
     ElementNotInteractableError,
@@ -44,7 +42,9 @@ from wpfprobe.core.errors import (
     PropertyRedactedError,
 )
 from wpfprobe.core.keys import parse_keys
+from wpfprobe.core.protocol import Bounds
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.engine import Target
 
 SECRET_TEXT = "typed-s3cret-Zq81"
 SECRET_VALUE = "set-s3cret-Wm42"
@@ -357,7 +357,7 @@ def test_an_app_error_names_the_innermost_dotnet_exception(h: Harness) -> None:
         InnerException = None
         Message = "Value cannot be null.\r\nParameter name: item"
 
-        def GetType(self) -> Any:  # noqa: N802 - the .NET method
+        def GetType(self) -> Any:
             return SimpleNamespace(Name="ArgumentNullException")
 
     class Wrapper(Exception):
@@ -1049,15 +1049,16 @@ def test_wait_for_is_not_audited(tmp_path: Path) -> None:
 
 
 def test_harness_refuses_to_audit_into_the_real_home() -> None:
-    with harness(settings=ProbeSettings(os_input_settle=0)) as h:
-        with pytest.raises(AssertionError, match="real home"):
-            h.probe.locator("#saveButton").click()
+    with harness(settings=ProbeSettings(os_input_settle=0)) as h, pytest.raises(AssertionError, match="real home"):
+        h.probe.locator("#saveButton").click()
 
 
 def test_audit_lines_continue_one_chain_across_engines(tmp_path: Path) -> None:
     settings = audited(tmp_path)
     for _ in range(2):
-        with harness(FakeApp(FakeElement("Window", "w", text="W", children=[FakeElement("Button", "b")])), settings) as h:
+        with harness(
+            FakeApp(FakeElement("Window", "w", text="W", children=[FakeElement("Button", "b")])), settings
+        ) as h:
             h.probe.locator("#b").click()
     entries = _entries(settings.audit_log)  # type: ignore[arg-type]
     assert [e["seq"] for e in entries] == [1, 2]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from fake_toolkit import FakeElement, Harness, by_name, fake, harness  # noqa: F401
+from fake_toolkit import FakeElement, Harness, by_name, harness
 
-from wpfprobe.engine.cursors import CursorStore
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.cursors import CursorStore
+from wpfprobe.engine.engine import Target
 
 
 class Clock:

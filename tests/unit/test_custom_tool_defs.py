@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from wpfprobe.mcp import custom as _custom
 from wpfprobe.core.errors import DispatcherBusyError, InvalidArgumentError, ProbeError
+from wpfprobe.mcp import custom as _custom
 from wpfprobe.mcp.toolserver import parse_arguments
 
 
@@ -157,7 +157,7 @@ def test_bad_names_are_refused_at_decoration_time(name: str, fragment: str) -> N
 
 
 def test_untyped_and_variadic_parameters_and_bad_options_are_refused() -> None:
-    def untyped(x) -> None:  # type: ignore[no-untyped-def]  # noqa: ANN001
+    def untyped(x) -> None:  # type: ignore[no-untyped-def]
         """No annotation."""
 
     def variadic(*args: int) -> None:

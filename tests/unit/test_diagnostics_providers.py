@@ -12,9 +12,9 @@ from fake_toolkit import PASSWORD, FakeApp, FakeElement, Harness, by_name, harne
 
 from wpfprobe import DiagnosticsPage, Finding, ProbeError
 from wpfprobe.core.protocol import BindingDescription, BindingErrorRecord, Bounds
+from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.cursors import CursorStore
 from wpfprobe.engine.diagnostics import LARGE_ITEM_COUNT, PROVIDER_NAMES
-from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.mcp.text import diagnostics_text
 from wpfprobe.mcp.tools import DiagnosticsArgs, read_tools
 
@@ -33,7 +33,9 @@ def E(type_name: str, name: str | None = None, box: tuple[int, int, int, int] | 
     return el
 
 
-def container(type_name: str, name: str, box: tuple[int, int, int, int], children: list[FakeElement], **facts: Any) -> FakeElement:
+def container(
+    type_name: str, name: str, box: tuple[int, int, int, int], children: list[FakeElement], **facts: Any
+) -> FakeElement:
     """A WinForms-like Panel: free layout, clips its children to its whole box."""
     facts.setdefault("free_layout", True)
     facts.setdefault("client_area", Bounds(*box))
@@ -153,7 +155,11 @@ def test_clipped_uses_the_element_s_own_layout_slot(winforms: Any) -> None:
     ]))  # fmt: skip
     with harness(app) as h:
         (finding,) = h.probe.diagnostics(providers=["clipped"]).items
-        assert "wide" in finding.locator and "100 px past the right" in finding.message and "layout slot" in finding.message
+        assert (
+            "wide" in finding.locator
+            and "100 px past the right" in finding.message
+            and "layout slot" in finding.message
+        )
 
 
 # -- zero-size --------------------------------------------------------------------------
@@ -325,7 +331,9 @@ def _bound_app() -> FakeApp:
     ]))  # fmt: skip
     win = app.windows[0]
     by_name(win, "failing").error_records = [
-        BindingErrorRecord("Text", "BindingExpression path error: 'Nmae' property not found on 'Person'", 3, "trace", "Nmae")
+        BindingErrorRecord(
+            "Text", "BindingExpression path error: 'Nmae' property not found on 'Person'", 3, "trace", "Nmae"
+        )
     ]
     by_name(win, "pwd").error_records = [
         BindingErrorRecord("Password", f"ConvertBack cannot convert value '{PASSWORD}'", 1, "trace", "Secret")
@@ -413,7 +421,9 @@ def test_subtree_scope_keeps_only_findings_under_the_root(winforms: Any) -> None
 
 
 def _many_flat(n: int) -> FakeApp:
-    return form(container("Panel", "many", (0, 0, 600, 400), [E("Button", f"flat{i}", (i, 0, 0, 10)) for i in range(n)]))
+    return form(
+        container("Panel", "many", (0, 0, 600, 400), [E("Button", f"flat{i}", (i, 0, 0, 10)) for i in range(n)])
+    )
 
 
 def test_pages_cover_every_finding_once_with_snapshot_cursors(winforms: Any) -> None:

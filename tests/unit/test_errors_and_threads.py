@@ -6,20 +6,15 @@ import threading
 import time
 
 import pytest
-from fake_toolkit import (  # noqa: F401
+from fake_toolkit import (
     FakeAdapter,
-    FakeApp,
-    FakeElement,
     FakeObjectTable,
-    FakeUiThread,
     Harness,
     UiWorker,
     build_app,
-    fake,
     harness,
 )
 
-from wpfprobe.engine.engine import Engine, Target
 from wpfprobe.core.errors import (
     AppNotAvailableError,
     DispatcherBusyError,
@@ -29,6 +24,7 @@ from wpfprobe.core.errors import (
     UiThreadError,
 )
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.engine import Engine, Target
 from wpfprobe_clr._ui_thread import UiThread
 
 # -- ProbeError ----------------------------------------------------------------
@@ -198,16 +194,14 @@ def test_calls_waiting_for_a_ui_thread_that_ended_fail_at_once(worker: UiWorker)
 def _capture(into: list[BaseException], fn: object) -> None:
     try:
         fn()  # type: ignore[operator]
-    except BaseException as exc:  # noqa: BLE001 - the test inspects it
+    except BaseException as exc:
         into.append(exc)
 
 
 def test_blocked_ui_thread_gives_dispatcher_busy_then_recovers(worker: UiWorker) -> None:
     app = build_app()
     ui = real_ui(worker)
-    engine = Engine(
-        adapter=FakeAdapter(app), ui=ui, objects=FakeObjectTable(), settings=ProbeSettings(ui_timeout=0.3)
-    )
+    engine = Engine(adapter=FakeAdapter(app), ui=ui, objects=FakeObjectTable(), settings=ProbeSettings(ui_timeout=0.3))
     assert engine.windows()  # works before the block
 
     release = threading.Event()

@@ -5,9 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
-from fake_toolkit import FakeApp, FakeElement, Harness, by_name, fake, harness  # noqa: F401
+from fake_toolkit import FakeApp, Harness, by_name, harness
 
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import (
     ElementNotRenderableError,
     InvalidArgumentError,
@@ -15,6 +14,7 @@ from wpfprobe.core.errors import (
     NodeNotFoundError,
 )
 from wpfprobe.core.models import PropertyCondition
+from wpfprobe.engine.engine import Target
 
 
 def names(results) -> list[str | None]:  # type: ignore[no-untyped-def]

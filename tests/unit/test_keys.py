@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from wpfprobe.core.protocol import KeyChord
-from wpfprobe.engine.matching import value_matches
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.keys import KEY_NAMES, MAX_CHORDS, format_chord, parse_keys
+from wpfprobe.core.protocol import KeyChord
 from wpfprobe.engine.locators import AttrTest, Selector, parse_locator
+from wpfprobe.engine.matching import value_matches
 
 # -- parse_keys: canonical names ---------------------------------------------------
 

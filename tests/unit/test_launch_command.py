@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.apps.launch import is_python, probe_command
+from wpfprobe.core.errors import InvalidArgumentError
 
 
 def test_a_python_invocation_keeps_its_interpreter_options_and_the_apps_arguments() -> None:
@@ -28,7 +28,9 @@ def test_a_name_of_ones_own_wins() -> None:
     assert command[command.index("--name") + 1] == "orders" and command[-1] == "app.py"
 
 
-@pytest.mark.parametrize("word", ["python", "python3", "python3.12", "pythonw", "python.exe", "C:\\Py\\python.exe", "/usr/bin/python3", "py"])
+@pytest.mark.parametrize(
+    "word", ["python", "python3", "python3.12", "pythonw", "python.exe", "C:\\Py\\python.exe", "/usr/bin/python3", "py"]
+)
 def test_python_interpreters_are_recognised(word: str) -> None:
     assert is_python(word.replace("\\", "/"))
 

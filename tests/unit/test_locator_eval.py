@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from fake_toolkit import FakeApp, FakeElement, Harness, by_name, by_text, fake, harness, iter_elements  # noqa: F401
+from fake_toolkit import FakeApp, FakeElement, Harness, by_name, by_text, harness, iter_elements
 
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import InvalidArgumentError, LocatorAmbiguousError, LocatorNotFoundError
 from wpfprobe.core.models import Node
+from wpfprobe.engine.engine import Target
 
 
 def resolve(h: Harness, *locators: str, nth: int | None = None) -> list[str]:
@@ -336,9 +336,7 @@ def test_locator_survives_a_restart_of_the_app() -> None:
 
 
 def test_locator_of_unnamed_duplicate_siblings_distinguishes_them() -> None:
-    window = FakeElement(
-        "Window", children=[FakeElement("Button", text="x"), FakeElement("Button", text="x")]
-    )
+    window = FakeElement("Window", children=[FakeElement("Button", text="x"), FakeElement("Button", text="x")])
     with harness(FakeApp(window)) as h:
         tree = h.engine.tree(max_depth=2)
         assert tree.root.children is not None

@@ -89,8 +89,8 @@ def test_sessions_dir_defaults_to_the_users_runtime_directory(tmp_path: Path, mo
 @posix_only
 def test_lasting_files_never_default_to_the_runtime_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Regression: the audit key, audit logs and profiles lived in $XDG_RUNTIME_DIR, emptied at logout."""
-    from wpfprobe.audit import _log as _audit
     from wpfprobe.apps import profiles as _profiles
+    from wpfprobe.audit import _log as _audit
 
     monkeypatch.delenv("WPFPROBE_HOME", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import html
 
-from fake_toolkit import Harness, fake  # noqa: F401
+from fake_toolkit import Harness
 
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.models import Node, Screenshot
+from wpfprobe.engine.engine import Target
 
 
 def test_node_repr_html_contains_the_labels(fake: Harness) -> None:

@@ -6,10 +6,10 @@ import gc
 import weakref
 
 import pytest
-from fake_toolkit import FakeElement, Harness, by_name, fake  # noqa: F401
+from fake_toolkit import FakeElement, Harness, by_name
 
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import InvalidArgumentError, NodeNotFoundError
+from wpfprobe.engine.engine import Target
 
 
 def test_node_id_is_stable_across_calls(fake: Harness) -> None:

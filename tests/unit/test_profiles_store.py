@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.apps.profiles import add_profile, get_profile, load_profiles, new_profile, profiles_path, remove_profile
+from wpfprobe.core.errors import InvalidArgumentError
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +80,15 @@ def test_an_unknown_profile_lists_the_known_ones() -> None:
         remove_profile("gamma")
 
 
-@pytest.mark.parametrize("text", ["{not json", "[]", '{"profiles": {"a": {"name": "a"}}}', '{"profiles": {"a": {"name": "b", "command": ["b.py"]}}}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[]",
+        '{"profiles": {"a": {"name": "a"}}}',
+        '{"profiles": {"a": {"name": "b", "command": ["b.py"]}}}',
+    ],
+)
 def test_a_corrupt_file_is_an_error_naming_it_and_is_left_alone(home: Path, text: str) -> None:
     path = home / "profiles.json"
     path.write_text(text)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from fake_toolkit import FakeApp, FakeElement, FakeProp, Harness, fake, harness  # noqa: F401
+from fake_toolkit import FakeApp, FakeElement, FakeProp, Harness, harness
 
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import InvalidArgumentError, NodeNotFoundError, PropertyNotFoundError
+from wpfprobe.engine.engine import Target
 
 MIXED = Target(locators=("#mixed",))
 

@@ -88,7 +88,7 @@ def test_wpfprobe_names_are_importable() -> None:
     for name in WPFPROBE_ALL:
         assert getattr(module, name) is not None, name
     namespace: dict[str, object] = {}
-    exec("from wpfprobe import *", namespace)  # noqa: S102
+    exec("from wpfprobe import *", namespace)
     assert set(WPFPROBE_ALL) <= set(namespace)
 
 
@@ -103,7 +103,7 @@ def test_errors_names_are_importable_and_are_probe_errors() -> None:
         if name.endswith("Error"):
             assert issubclass(value, wpfprobe.ProbeError), name
     namespace: dict[str, object] = {}
-    exec("from wpfprobe.errors import *", namespace)  # noqa: S102
+    exec("from wpfprobe.errors import *", namespace)
     assert set(ERRORS_ALL) <= set(namespace)
 
 
@@ -145,7 +145,9 @@ def test_importing_wpfprobe_does_not_load_the_clr() -> None:
     import subprocess
     import sys
 
-    code = "import sys, wpfprobe, wpfprobe.errors, wpfprobe.audit; print('clr' in sys.modules, 'pythonnet' in sys.modules)"
+    code = (
+        "import sys, wpfprobe, wpfprobe.errors, wpfprobe.audit; print('clr' in sys.modules, 'pythonnet' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "False False"
 
@@ -165,5 +167,5 @@ def test_wpfprobe_audit_all_is_pinned() -> None:
 
     assert sorted(wpfprobe.audit.__all__) == sorted(AUDIT_ALL)
     namespace: dict[str, object] = {}
-    exec("from wpfprobe.audit import *", namespace)  # noqa: S102
+    exec("from wpfprobe.audit import *", namespace)
     assert set(AUDIT_ALL) <= set(namespace)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fake_toolkit import (  # noqa: F401
+from fake_toolkit import (
     API_KEY,
     PASSWORD,
     PIN,
@@ -14,13 +14,12 @@ from fake_toolkit import (  # noqa: F401
     FakeProp,
     Harness,
     by_name,
-    fake,
     harness,
 )
 
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.redaction import REDACTED
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.engine import Target
 
 #: Copied from SPEC section 6 on purpose: the test must fail if the engine drops one.
 SPEC_KEYWORDS = [
@@ -222,7 +221,11 @@ def test_secret_getters_are_never_invoked(fake: Harness) -> None:
     for window in e.windows(include_hidden=True):
         outputs.append(e.tree(Target(node_id=window.node_id), max_depth=10, include_properties=include))
         outputs.append(e.tree(Target(node_id=window.node_id), max_depth=10, tree_type="logical"))
-    for target in (Target(locators=("#connection",)), Target(locators=("#passwordBox",)), Target(locators=("#pinBox",))):
+    for target in (
+        Target(locators=("#connection",)),
+        Target(locators=("#passwordBox",)),
+        Target(locators=("#pinBox",)),
+    ):
         cursor = None
         while True:
             page = e.properties(target, include_defaults=True, take=3, cursor=cursor)

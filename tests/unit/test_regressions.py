@@ -86,8 +86,8 @@ def test_the_name_census_is_reused_only_within_its_ttl() -> None:
     it is now kept for census_ttl seconds, and 0 means always fresh."""
     from fake_toolkit import FakeElement, harness
 
-    from wpfprobe.engine.engine import Target
     from wpfprobe.core.settings import ProbeSettings
+    from wpfprobe.engine.engine import Target
 
     for ttl, expect_fresh in ((0.0, True), (3600.0, False)):
         app = _wide_app(2)
@@ -95,7 +95,7 @@ def test_the_name_census_is_reused_only_within_its_ttl() -> None:
             assert h.engine.node(Target(locators=("#wide",))).locator == "Panel#wide"
             window = app.windows[0]
             twin = FakeElement("Panel", "wide")
-            h.ui.run(lambda: window.add(twin))  # a second element with the same name
+            h.ui.run(lambda window=window, twin=twin: window.add(twin))  # a second element with the same name
             fresh = h.engine.node(Target(locators=("Window#main > Panel:nth(0)",)))
             if expect_fresh:
                 assert fresh.locator != "Panel#wide", "a fresh census knows the name is no longer unique"

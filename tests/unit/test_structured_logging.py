@@ -13,9 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from wpfprobe.mcp import custom as _custom
 from wpfprobe.core import logs as _logging
 from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.mcp import custom as _custom
 from wpfprobe.mcp.toolserver import tool_function
 
 DISTINCT = "Qx7-distinctive-argument-9912"

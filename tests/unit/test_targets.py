@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from wpfprobe.apps.targets import Candidate, resolve, slug
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError, ProbeError
 from wpfprobe.mcp.manifest import Manifest
-from wpfprobe.apps.targets import Candidate, resolve, slug
 
 
 def manifest(name: str, pid: int, *, exe: str = "/usr/bin/python3") -> Manifest:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from fake_toolkit import PASSWORD, PIN, FakeApp, FakeElement, Harness, by_name, fake, harness  # noqa: F401
+from fake_toolkit import PASSWORD, PIN, FakeApp, FakeElement, Harness, harness
 
-from wpfprobe.engine.engine import Target
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.models import Node
 from wpfprobe.core.redaction import REDACTED
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.engine import Target
 
 
 def depth_of(tree_root: Node) -> dict[str, int]:
@@ -38,7 +38,7 @@ def test_default_tree_is_the_main_window_to_depth_three() -> None:
         depths = depth_of(tree.root)
         assert max(depths.values()) == 3
         assert tree.returned_node_count == 4
-        deepest = [n for n in tree.walk() if depths[n.node_id] == 3][0]
+        deepest = next(n for n in tree.walk() if depths[n.node_id] == 3)
         assert deepest.children is None
         assert deepest.children_truncated is True
         assert deepest.child_count == 1

@@ -13,9 +13,9 @@ import pytest
 from fake_toolkit import FakeApp, FakeElement, FakeProp, FakeTrigger, Harness, harness
 
 from wpfprobe import REDACTED
+from wpfprobe.core.errors import InvalidArgumentError, PropertyNotFoundError
 from wpfprobe.core.protocol import BindingDescription, BindingErrorRecord
 from wpfprobe.engine.engine import Target
-from wpfprobe.core.errors import InvalidArgumentError, PropertyNotFoundError
 from wpfprobe.mcp.tools import BindingInfoArgs, ResourcesArgs, _TargetArgs, read_tools
 
 LABEL = Target(locators=("#label",))
@@ -52,7 +52,9 @@ def why_app() -> FakeApp:
         error="Path error: property 'Greeting' not found on null",
     )
     label.error_records = [
-        BindingErrorRecord("Text", "BindingExpression path error: 'Greeting' not found", 3, "trace", "Greeting", 1.0, 2.0),
+        BindingErrorRecord(
+            "Text", "BindingExpression path error: 'Greeting' not found", 3, "trace", "Greeting", 1.0, 2.0
+        ),
         BindingErrorRecord("Tag", "other property", 1, "trace", "Other"),
     ]
     secrets = FakeElement(
@@ -65,13 +67,17 @@ def why_app() -> FakeApp:
             FakeProp("Payload", "System.Object", "hunter-payload", runtime_type="System.Security.SecureString"),
         ],
     )
-    secrets.bindings["apikey"] = BindingDescription("ApiKey", "System.String", "Binding", path="Key", error="Value='hunter-key'")
+    secrets.bindings["apikey"] = BindingDescription(
+        "ApiKey", "System.String", "Binding", path="Key", error="Value='hunter-key'"
+    )
     secrets.bindings["text"] = BindingDescription(
         "Text", "System.String", "MultiBinding", status="active", fallback_value="hunter-fallback",
         children=(BindingDescription("Text", "System.String", "Binding", path="User.Password"),),
     )  # fmt: skip
     secrets.bindings["payload"] = BindingDescription("Payload", "System.Object", "Binding", path="Blob")
-    secrets.error_records = [BindingErrorRecord("Text", "Value='hunter-text' is not valid", 1, "trace", "User.Password")]
+    secrets.error_records = [
+        BindingErrorRecord("Text", "Value='hunter-text' is not valid", 1, "trace", "User.Password")
+    ]
     panel = FakeElement("StackPanel", "panel", children=[label, secrets])
     window = FakeElement("Window", "win", text="Why", children=[panel])
     return FakeApp(window)
@@ -276,7 +282,11 @@ def test_behaviors_list_type_assembly_and_properties_with_redaction(why: Harness
     label = why.app.windows[0].children[0].children[0]
     secret_prop = FakeProp("AccessToken", "System.String", "hunter-token")
     label.behaviors = [
-        ("Demo.SelectAllOnFocusBehavior", "Demo.Behaviors", [FakeProp("IsEnabled", "System.Boolean", True), secret_prop])
+        (
+            "Demo.SelectAllOnFocusBehavior",
+            "Demo.Behaviors",
+            [FakeProp("IsEnabled", "System.Boolean", True), secret_prop],
+        )
     ]
     found = why.probe.locator("#label").behaviors()
     assert found.supported

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from wpfprobe.core.protocol import TreeType
-from wpfprobe.engine.engine import Engine, Target
 from wpfprobe.core.errors import InvalidArgumentError
-from wpfprobe.engine.locators import Selector, parse_locator
-from wpfprobe.engine.actions import Condition, Mode
-from wpfprobe.core.protocol import MouseButton
 from wpfprobe.core.models import (
     ActionResult,
     Ancestor,
-    DiagnosticsPage,
-    FindingLevel,
     BehaviorList,
     BindingErrorInfo,
     BindingInfo,
+    DiagnosticsPage,
     ElementInfo,
+    FindingLevel,
     FindResults,
     Node,
     Page,
@@ -34,7 +29,11 @@ from wpfprobe.core.models import (
     WaitResult,
     Window,
 )
+from wpfprobe.core.protocol import MouseButton, TreeType
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.actions import Condition, Mode
+from wpfprobe.engine.engine import Engine, Target
+from wpfprobe.engine.locators import Selector, parse_locator
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -150,7 +149,7 @@ class Probe:
 
     def screenshot(self) -> Image:
         """The main window as a PIL image."""
-        return self._engine.screenshot().image()
+        return cast("Image", self._engine.screenshot().image())
 
     def diagnostics(
         self,
@@ -305,9 +304,7 @@ class Locator:
         """Binding errors recorded for the element while the app ran, and those it is in now."""
         return self._engine.binding_errors(self.target)
 
-    def resources(
-        self, *, resource_key: str | None = None, cursor: str | None = None, take: int = 50
-    ) -> ResourcePage:
+    def resources(self, *, resource_key: str | None = None, cursor: str | None = None, take: int = 50) -> ResourcePage:
         """Resource keys this element can see, closest first, effective or shadowed."""
         return self._engine.resources(self.target, resource_key=resource_key, cursor=cursor, take=take)
 
@@ -330,7 +327,7 @@ class Locator:
         return self._engine.ancestors(self.target, max_levels=max_levels)
 
     def screenshot(self) -> Image:
-        return self._engine.screenshot(self.target).image()
+        return cast("Image", self._engine.screenshot(self.target).image())
 
     def screenshot_png(self) -> Screenshot:
         return self._engine.screenshot(self.target)
@@ -344,9 +341,7 @@ class Locator:
         take: int = 50,
     ) -> DiagnosticsPage:
         """Problems found in the one element this locator finds and its descendants, most severe first."""
-        return self._engine.diagnostics(
-            self.target, providers=providers, min_level=min_level, cursor=cursor, take=take
-        )
+        return self._engine.diagnostics(self.target, providers=providers, min_level=min_level, cursor=cursor, take=take)
 
     # -- acting (what an agent's interact and mutate tools do) ---------------
     def click(self, *, mode: Mode = "auto", button: MouseButton = "left", click_count: int = 1) -> ActionResult:
@@ -394,7 +389,7 @@ class Locator:
 def _ms(seconds: float) -> int:
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 60:
         raise InvalidArgumentError("timeout must be a number of seconds from 0 to 60.")
-    return int(round(seconds * 1000))
+    return round(seconds * 1000)
 
 
 def _checked(selector: str) -> str:

@@ -19,11 +19,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from wpfprobe.core.paths import home_dir
-from wpfprobe.mcp import manifest as _manifest
-from wpfprobe.engine.engine import Tier
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError
+from wpfprobe.core.paths import home_dir
+from wpfprobe.engine.engine import Tier
+from wpfprobe.mcp import manifest as _manifest
 from wpfprobe.mcp.tools import check_tier
 
 POLL_SECONDS = 0.1
@@ -61,7 +62,9 @@ def probe_command(command: Sequence[str], *, allow: Tier = "read", name: str | N
     argv = [str(part) for part in command]
     tier = check_tier(allow)
     if not argv:
-        raise InvalidArgumentError("The command is empty.", suggestion='Give the app\'s command, e.g. ["python", "app.py"].')
+        raise InvalidArgumentError(
+            "The command is empty.", suggestion='Give the app\'s command, e.g. ["python", "app.py"].'
+        )
     options: list[str] = []
     if is_python(argv[0]):
         python, rest = argv[0], argv[1:]
@@ -147,7 +150,7 @@ def launch(
     fd, temp = tempfile.mkstemp(prefix=f"{safe}-", suffix=".log", dir=directory)
     with os.fdopen(fd, "wb") as log_file:
         try:
-            process = subprocess.Popen(  # noqa: S603 - the user's own app, as they asked
+            process = subprocess.Popen(
                 argv, cwd=cwd, env=child_env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                 **_detached(),
             )  # fmt: skip
@@ -175,13 +178,15 @@ def launch(
         if time.monotonic() >= deadline:
             terminate(process)
             raise _not_available(
-                f"{app_name} did not show a UI within {timeout:g} s; it was stopped.", log_path, process.poll(),
+                f"{app_name} did not show a UI within {timeout:g} s; it was stopped.",
+                log_path,
+                process.poll(),
                 pid=process.pid,
             )
         time.sleep(POLL_SECONDS)
 
 
-def _detached() -> dict[str, object]:
+def _detached() -> dict[str, Any]:
     if sys.platform.startswith("win"):
         flags = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.DETACHED_PROCESS  # type: ignore[attr-defined]
         return {"creationflags": flags}

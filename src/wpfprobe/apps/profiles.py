@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from wpfprobe.core.paths import home_dir, write_private_json
 from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.paths import home_dir, write_private_json
 
 SCHEMA_VERSION = 1
 NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"

@@ -59,7 +59,7 @@ def run_script(
     """
     path = os.path.abspath(script)
     try:
-        with open(path, "rb") as fh:  # noqa: PTH123 - the bytes, as python reads them
+        with open(path, "rb") as fh:
             source = fh.read()
     except OSError as exc:
         raise ScriptNotFoundError(f"can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}") from None
@@ -92,7 +92,7 @@ def run_script(
         return 1
     watcher.start()
     try:
-        exec(code, main.__dict__)  # noqa: S102 - running the user's own program is the point
+        exec(code, main.__dict__)
     except SystemExit:
         raise
     except BaseException:  # noqa: BLE001 - reported as python reports an uncaught exception
@@ -149,9 +149,8 @@ class _Watcher:
             self._exit_hook = True
 
     def _loop(self) -> None:
-        from wpfprobe_clr._ready import clr_loaded  # noqa: PLC0415 - loads no CLR by itself
-
         from wpfprobe.mcp.server import active_handle  # noqa: PLC0415
+        from wpfprobe_clr._ready import clr_loaded  # noqa: PLC0415 - loads no CLR by itself
 
         while not self._done.is_set():
             if not self._exit_hook:
@@ -173,8 +172,8 @@ class _Watcher:
                 self._done.wait(RETRY_SECONDS)
 
     def _start(self, app: object) -> bool:
-        from wpfprobe.mcp import server as _server  # noqa: PLC0415
         from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
+        from wpfprobe.mcp import server as _server  # noqa: PLC0415
 
         try:
             handle = _server.start(app, allow=self._allow, name=self._name)
@@ -183,7 +182,7 @@ class _Watcher:
         except ProbeError as err:
             log.info("probe not started yet", extra={"app": self._name, "outcome": err.code})
             return False
-        except Exception:  # noqa: BLE001 - the app must never be disturbed by the probe
+        except Exception:
             log.warning("probe could not start", exc_info=True, extra={"app": self._name, "outcome": "INTERNAL"})
             return False
         handle._replaceable = True
@@ -197,6 +196,6 @@ def _shown_app() -> object | None:
         from wpfprobe_clr._ready import shown_app  # noqa: PLC0415 - loads no CLR by itself
 
         return shown_app()
-    except Exception:  # noqa: BLE001 - the app is still starting (or importing clr right now)
+    except Exception:
         log.debug("UI not ready", exc_info=True)
         return None

@@ -153,7 +153,9 @@ def _by_process(name: str, candidates: Sequence[Candidate]) -> list[Candidate]:
 
 def _by_title(pattern: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     if not pattern:
-        raise InvalidArgumentError("title: needs a regular expression.", suggestion="Write title:REGEX, e.g. title:^Orders")
+        raise InvalidArgumentError(
+            "title: needs a regular expression.", suggestion="Write title:REGEX, e.g. title:^Orders"
+        )
     try:
         regex = re.compile(pattern, re.IGNORECASE)
     except re.error as exc:
@@ -206,7 +208,9 @@ def _none_running(*, target: str | None = None) -> AppNotAvailableError:
     )
 
 
-def _ambiguous(message: str, candidates: Sequence[Candidate], *, suggestion: str, target: str | None = None) -> ProbeError:
+def _ambiguous(
+    message: str, candidates: Sequence[Candidate], *, suggestion: str, target: str | None = None
+) -> ProbeError:
     detail: dict[str, object] = {"apps": [c.summary() for c in candidates]}
     if target is not None:
         detail["target"] = target

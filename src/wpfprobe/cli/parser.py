@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from wpfprobe.cli.exits import EXIT_FAILED, EXIT_NO_APP, EXIT_OK, EXIT_USAGE
+from wpfprobe.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -178,9 +178,9 @@ def _add_tier_and_name(parser: argparse.ArgumentParser, *, default_tier: str | N
 
 
 def _run(args: argparse.Namespace) -> int:
+    from wpfprobe.apps.run import ScriptNotFoundError, run_script  # noqa: PLC0415
     from wpfprobe.core import logs as _logging  # noqa: PLC0415
     from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
-    from wpfprobe.apps.run import ScriptNotFoundError, run_script  # noqa: PLC0415
 
     try:
         _logging.configure(level=args.log_level, file=args.log_file)
@@ -214,9 +214,9 @@ def _add_launch(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _launch(args: argparse.Namespace) -> int:
     import json  # noqa: PLC0415
 
-    from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError  # noqa: PLC0415
     from wpfprobe.apps.launch import launch  # noqa: PLC0415
     from wpfprobe.apps.profiles import get_profile  # noqa: PLC0415
+    from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError  # noqa: PLC0415
 
     command = args.app_command
     try:
@@ -279,8 +279,8 @@ def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser])
 def _profiles_list(args: argparse.Namespace) -> int:
     import json  # noqa: PLC0415
 
-    from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
     from wpfprobe.apps.profiles import load_profiles  # noqa: PLC0415
+    from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
 
     try:
         profiles = load_profiles()
@@ -300,8 +300,8 @@ def _profiles_list(args: argparse.Namespace) -> int:
 
 
 def _profiles_add(args: argparse.Namespace) -> int:
-    from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
     from wpfprobe.apps.profiles import add_profile, new_profile  # noqa: PLC0415
+    from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
 
     command = args.app_command
     if not command:
@@ -322,8 +322,8 @@ def _profiles_add(args: argparse.Namespace) -> int:
 
 
 def _profiles_remove(args: argparse.Namespace) -> int:
-    from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
     from wpfprobe.apps.profiles import remove_profile  # noqa: PLC0415
+    from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
 
     try:
         remove_profile(args.name)

@@ -26,13 +26,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from wpfprobe.apps import targets as _targets
+from wpfprobe.cli.exits import EXIT_FAILED, EXIT_NO_APP, EXIT_OK, EXIT_USAGE
+from wpfprobe.core.errors import ProbeError
 from wpfprobe.mcp import client as _client
 from wpfprobe.mcp import manifest as _manifest
-from wpfprobe.apps import targets as _targets
-from wpfprobe.core.errors import ProbeError
 from wpfprobe.mcp.manifest import Manifest
-
-from wpfprobe.cli.exits import EXIT_FAILED, EXIT_NO_APP, EXIT_OK, EXIT_USAGE
 
 T = TypeVar("T")
 

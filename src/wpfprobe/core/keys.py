@@ -9,8 +9,8 @@ from __future__ import annotations
 import string
 from typing import Final
 
-from wpfprobe.core.protocol import KeyChord, Modifier
 from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.protocol import KeyChord, Modifier
 
 MAX_CHORDS: Final = 50
 

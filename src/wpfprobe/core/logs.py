@@ -69,9 +69,7 @@ def parse_level(level: str | int) -> int:
     name = str(level).strip().upper()
     if name in _LEVELS:
         return int(logging.getLevelName(name))
-    raise InvalidArgumentError(
-        f"Invalid log level {level!r}.", suggestion=f"Use one of {', '.join(_LEVELS)}."
-    )
+    raise InvalidArgumentError(f"Invalid log level {level!r}.", suggestion=f"Use one of {', '.join(_LEVELS)}.")
 
 
 def configure(*, level: str | int | None = None, file: str | os.PathLike[str] | None = None) -> None:
@@ -119,7 +117,7 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     def __init__(self) -> None:
         super().__init__(sys.stderr)
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> TextIO:
         return sys.stderr
 

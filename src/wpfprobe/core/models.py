@@ -86,10 +86,7 @@ class Tree(_Dto):
 
     def _repr_html_(self) -> str:
         note = " (truncated at the node cap)" if self.truncated else ""
-        return (
-            f"<div><b>{self.returned_node_count} nodes</b>, {self.tree_type} tree{note}"
-            f"{_tree_html(self.root)}</div>"
-        )
+        return f"<div><b>{self.returned_node_count} nodes</b>, {self.tree_type} tree{note}{_tree_html(self.root)}</div>"
 
     def __str__(self) -> str:
         return "\n".join(_tree_lines(self.root, ""))
@@ -229,6 +226,10 @@ class Screenshot(_Dto):
         return self.png
 
 
+#: The actions an ``ActionResult`` reports (``set_property`` has its own result).
+ActionName = Literal["click", "type", "keys", "select", "toggle", "focus"]
+
+
 class ActionState(_Dto):
     """What an action may change on its target; a field is None where it does not apply."""
 
@@ -253,7 +254,7 @@ class AppError(_Dto):
 class ActionResult(_Dto):
     """What an input action did: the target before and after, and the windows it opened or closed."""
 
-    action: Literal["click", "type", "keys", "select", "toggle", "focus"]
+    action: ActionName
     mode: Literal["toolkit", "os"]
     node: Node
     """The target as it was just before the action."""

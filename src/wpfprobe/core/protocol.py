@@ -13,16 +13,18 @@ calls ``read_property`` for what it may read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from wpfprobe.core.convert import Converted, EnumSpec
 
+T = TypeVar("T")
+
 TreeType = Literal["visual", "logical"]
 Toolkit = Literal["wpf", "winforms"]
-PlainValue = Union[str, int, float, bool, None]
+PlainValue = str | int | float | bool | None
 
 #: How input reaches the app: through the toolkit's own APIs (automation
 #: peers, PerformClick, character messages), or as real OS input events.
@@ -500,7 +502,7 @@ class UiThread(Protocol):
 
     def is_ui_thread(self) -> bool: ...
 
-    def run(self, fn: Any, *, timeout: float | None = None) -> Any: ...
+    def run(self, fn: Callable[[], T], *, timeout: float | None = None) -> T: ...
 
     def post(self, fn: Any) -> None:
         """Queue ``fn`` on the UI thread without waiting; its exceptions never reach the toolkit."""

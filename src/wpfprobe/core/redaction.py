@@ -16,9 +16,7 @@ KEYWORDS: tuple[str, ...] = (
     "sastoken", "jwttoken",
 )  # fmt: skip
 
-SECRET_TYPES: frozenset[str] = frozenset(
-    {"System.Security.SecureString", "System.Net.NetworkCredential"}
-)
+SECRET_TYPES: frozenset[str] = frozenset({"System.Security.SecureString", "System.Net.NetworkCredential"})
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,4 +56,4 @@ class ProbeSettings(BaseModel):
         if (v := os.environ.get("WPFPROBE_REDACT_KEYWORDS")) is not None:
             values["extra_redaction_keywords"] = tuple(k for k in v.split(",") if k.strip())
         values.update(overrides)
-        return cls(**values)
+        return cls.model_validate(values)

@@ -37,7 +37,16 @@ from wpfprobe.core.errors import (
     PropertyRedactedError,
 )
 from wpfprobe.core.keys import parse_keys
-from wpfprobe.core.models import ActionResult, ActionState, AppError, Node, SetPropertyResult, WaitResult, Window
+from wpfprobe.core.models import (
+    ActionName,
+    ActionResult,
+    ActionState,
+    AppError,
+    Node,
+    SetPropertyResult,
+    WaitResult,
+    Window,
+)
 from wpfprobe.core.protocol import ActionKind, Blocker, InputMode, MouseButton, PlainValue
 from wpfprobe.core.redaction import REDACTED
 from wpfprobe.engine.base import EngineBase
@@ -267,7 +276,7 @@ class Driver:
     def _act(
         self,
         tool: str,
-        kind: ActionKind,
+        kind: ActionName,
         target: Target | None,
         mode: Mode,
         *,
@@ -291,7 +300,7 @@ class Driver:
 
     def _perform(
         self,
-        kind: ActionKind,
+        kind: ActionName,
         target: Target | None,
         mode: InputMode,
         toolkit: Callable[[Any, Any], None],
@@ -441,7 +450,7 @@ class _AuditScope:
         prop = self._prop if self._prop and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]{0,127}", self._prop) else None
         try:
             self._log.record(self._tool, target=self._target, action=self._action, property=prop, outcome=outcome)
-        except Exception:
+        except Exception:  # noqa: BLE001 - the input has happened; its result must still reach the caller
             # The input has happened and its result must still reach the caller.
             _log.exception("could not append to the audit log %s", self._log.path)
 
@@ -521,7 +530,7 @@ def _app_error(exc: BaseException) -> dict[str, str]:
     if get_type is not None:
         try:
             kind = str(get_type().Name)
-        except Exception:  # noqa: BLE001 - best effort naming
+        except Exception:  # noqa: BLE001, S110 - best effort naming: the message still says what failed
             pass
     message = str(getattr(inner, "Message", None) or inner).strip().splitlines()
     return {"type": kind, "message": (message[0] if message else "")[:_MAX_APP_ERROR]}
@@ -585,7 +594,6 @@ def _condition_test(
                 )
             ok = observed is not None and pattern.search(str(observed)) is not None
         else:
-
             assert prop is not None
             found_prop = h.adapter.find_property(el, prop)
             if found_prop is None:

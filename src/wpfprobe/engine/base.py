@@ -7,7 +7,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from wpfprobe.core.errors import NodeNotFoundError, ProbeError
 from wpfprobe.core.models import Page, RuntimeDescription
@@ -40,7 +40,7 @@ class EngineBase:
         self.redactor = Redactor(enabled=self.settings.redact, extra_keywords=self.settings.extra_redaction_keywords)
         self.thread_violations: list[str] = []
         self.adapter: ToolkitAdapter = (
-            _ThreadCheckedAdapter(adapter, ui, self.thread_violations)  # type: ignore[assignment]
+            cast(ToolkitAdapter, _ThreadCheckedAdapter(adapter, ui, self.thread_violations))
             if self.settings.check_thread_affinity
             else adapter
         )

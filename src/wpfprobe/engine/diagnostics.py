@@ -319,7 +319,12 @@ def _clipped(ctx: Context) -> Iterator[Raw]:
         # Its own layout slot first (WPF), then the parent's client area (unless it scrolls).
         areas = [(item.facts.clip, f"the {_size(item.facts.clip)} layout slot {ctx.describe(item.parent)} gives it")]
         if not parent.facts.scrolls:
-            areas.append((parent.facts.client_area, f"{ctx.describe(item.parent)}'s {_size(parent.facts.client_area)} client area"))
+            areas.append(
+                (
+                    parent.facts.client_area,
+                    f"{ctx.describe(item.parent)}'s {_size(parent.facts.client_area)} client area",
+                )
+            )
         for area, where in areas:
             if area is None:
                 continue
@@ -470,25 +475,32 @@ def _unnamed_input(ctx: Context) -> Iterator[Raw]:
 PROVIDERS: tuple[Provider, ...] = (
     Provider("binding-errors", _BOTH, "elements with recorded binding errors (error)", _binding_errors, False),
     Provider(
-        "null-datacontext", _BOTH,
+        "null-datacontext",
+        _BOTH,
         "data-bound properties whose DataContext is null or whose source has no current item (warning)",
-        _null_datacontext, False,
-    ),  # fmt: skip
+        _null_datacontext,
+        False,
+    ),
     Provider(
-        "unresolved-dynamic-resource", frozenset({WPF}),
-        "DynamicResource references whose key resolves to nothing (warning)", _unresolved_dynamic_resource,
-    ),  # fmt: skip
+        "unresolved-dynamic-resource",
+        frozenset({WPF}),
+        "DynamicResource references whose key resolves to nothing (warning)",
+        _unresolved_dynamic_resource,
+    ),
     Provider(
-        "non-virtualized-items", _BOTH,
-        f"item controls with {LARGE_ITEM_COUNT}+ items and no virtualization (warning)", _non_virtualized_items,
-    ),  # fmt: skip
+        "non-virtualized-items",
+        _BOTH,
+        f"item controls with {LARGE_ITEM_COUNT}+ items and no virtualization (warning)",
+        _non_virtualized_items,
+    ),
     Provider("zero-size", _BOTH, "visible elements of zero width or height (info, warning if usable)", _zero_size),
     Provider("clipped", _BOTH, "elements extending outside their parent's client area (warning)", _clipped),
     Provider(
-        "overlapping-siblings", frozenset({WINFORMS}),
+        "overlapping-siblings",
+        frozenset({WINFORMS}),
         "visible sibling controls whose bounds intersect (warning; info for a sibling used as a backdrop)",
         _overlapping_siblings,
-    ),  # fmt: skip
+    ),
     Provider("tab-order", frozenset({WINFORMS}), "TabIndex order against reading order (warning)", _tab_order),
     Provider("unnamed-input", frozenset({WINFORMS}), "inputs without an accessible name (warning)", _unnamed_input),
 )
@@ -598,7 +610,9 @@ def run_diagnostics(
     )  # fmt: skip
 
 
-def collect(h: Hop, target: Target | None, providers: list[Provider], toolkit: str, floor: int) -> list[tuple[Raw, Any]]:
+def collect(
+    h: Hop, target: Target | None, providers: list[Provider], toolkit: str, floor: int
+) -> list[tuple[Raw, Any]]:
     """Walk, run the providers, and return (finding, element) most severe first, then in tree order."""
     if not providers:
         return []

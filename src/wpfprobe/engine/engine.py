@@ -155,7 +155,7 @@ class Engine(WhyQueries):
 
         def read(h: Hop) -> list[dict[str, Any]]:
             el = h.resolve(target)
-            out = []
+            out: list[dict[str, Any]] = []
             parent = h.adapter.parent(el, "visual")
             while parent is not None and (max_levels is None or len(out) < max_levels):
                 node = h.project(parent)

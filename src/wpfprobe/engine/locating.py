@@ -96,7 +96,7 @@ class Locating(Reader):
         chain.reverse()
         ids.reverse()
         loc = known
-        for element, element_id in zip(chain, ids):
+        for element, element_id in zip(chain, ids, strict=False):
             naming = self.adapter.naming(element)
             index = self._index_among_siblings(parent, element_id, naming)
             if loc is None:  # a top-level window: its index is among the roots

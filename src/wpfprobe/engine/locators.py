@@ -105,7 +105,7 @@ def _menu_path(path: str) -> Selector:
     if not segments or any(not seg for seg in segments):
         raise InvalidArgumentError(
             f"Bad menu path {path!r}: give the item texts separated by '/', e.g. menu:File/Save As.",
-            suggestion="Write menu:File/Save As, or use a text selector: text=\"File\" > text=\"Save As\".",
+            suggestion='Write menu:File/Save As, or use a text selector: text="File" > text="Save As".',
         )
     steps: list[tuple[Literal["", ">", " "], Compound]] = []
     for i, seg in enumerate(segments):
@@ -253,8 +253,8 @@ class _Parser:
         if self.src.startswith("text=", self.pos):
             self.pos += 5
             test = self.parse_text_value()
-            nth, visible = self.parse_pseudos()
-            return Compound(attrs=(test,), nth=nth, visible_only=visible)
+            text_nth, text_visible = self.parse_pseudos()
+            return Compound(attrs=(test,), nth=text_nth, visible_only=text_visible)
         type_name: str | None = None
         if self.peek() == "*":
             self.pos += 1

@@ -105,7 +105,7 @@ def criteria_compound(
     for raw in conditions:
         try:
             cond = raw if isinstance(raw, PropertyCondition) else PropertyCondition.model_validate(raw)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any malformed condition is the caller's bad input
             raise InvalidArgumentError(
                 f"Bad property condition {raw!r}: {exc}",
                 suggestion='Conditions look like {"property": "IsEnabled", "operator": "Equals", "value": "false"}.',

@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
 import psutil
 
-from wpfprobe.mcp import manifest as _manifest
 from wpfprobe.core.errors import AppNotAvailableError, ProbeError
+from wpfprobe.mcp import manifest as _manifest
 from wpfprobe.mcp.manifest import Manifest
 
 log = logging.getLogger("wpfprobe.client")
@@ -139,7 +140,9 @@ class ProbeClient:
         self._host = asyncio.ensure_future(self._hold_session())
         ready = asyncio.ensure_future(self._ready.wait())
         try:
-            await asyncio.wait({ready, self._host}, timeout=self._connect_timeout + 1, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                {ready, self._host}, timeout=self._connect_timeout + 1, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             ready.cancel()
         if not self._ready.is_set() or self._ended.is_set():
@@ -234,9 +237,15 @@ class ProbeClient:
             await asyncio.sleep(PID_POLL)
 
 
+if sys.version_info >= (3, 11):
+    _BaseExceptionGroup = BaseExceptionGroup  # noqa: F821 - a builtin from Python 3.11 on
+else:  # anyio depends on the backport there
+    from exceptiongroup import BaseExceptionGroup as _BaseExceptionGroup
+
+
 def _reason(exc: BaseException) -> str:
     """A short, token-free description of a transport failure."""
-    if isinstance(exc, BaseExceptionGroup):
+    if isinstance(exc, _BaseExceptionGroup):
         inner = exc.exceptions[0] if exc.exceptions else exc
         return _reason(inner)
     if isinstance(exc, TimeoutError):
@@ -251,7 +260,9 @@ async def connect(manifest: Manifest, *, connect_timeout: float = CONNECT_TIMEOU
         yield client
 
 
-def call(manifest: Manifest, tool: str, arguments: dict[str, Any] | None = None, *, timeout: float = CALL_TIMEOUT) -> Any:
+def call(
+    manifest: Manifest, tool: str, arguments: dict[str, Any] | None = None, *, timeout: float = CALL_TIMEOUT
+) -> Any:
     """Call one tool on one app and return its CallToolResult (synchronous, for the CLI).
 
     Raises AppNotAvailableError when the app cannot be reached or dies.
@@ -264,7 +275,9 @@ def call(manifest: Manifest, tool: str, arguments: dict[str, Any] | None = None,
     return asyncio.run(once())
 
 
-def call_many(manifest: Manifest, calls: list[tuple[str, dict[str, Any]]], *, timeout: float = CALL_TIMEOUT) -> list[Any]:
+def call_many(
+    manifest: Manifest, calls: list[tuple[str, dict[str, Any]]], *, timeout: float = CALL_TIMEOUT
+) -> list[Any]:
     """Several calls on one session, in order (synchronous, for the CLI)."""
 
     async def run() -> list[Any]:

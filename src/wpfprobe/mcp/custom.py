@@ -24,8 +24,8 @@ from typing import Any, TypeVar, overload
 from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 
-from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
+from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.mcp.tools import ToolOutput, ToolSpec, _Args, check_tier
 
 log = logging.getLogger("wpfprobe.server")
@@ -85,7 +85,10 @@ class CustomTool:
 
     def _run(self, engine: Engine, args: Any) -> ToolOutput:
         values = [getattr(args, p) for p in self.params]
-        positional, keywords = values[: self.positional_only], dict(zip(self.params[self.positional_only :], values[self.positional_only :]))
+        positional, keywords = (
+            values[: self.positional_only],
+            dict(zip(self.params[self.positional_only :], values[self.positional_only :], strict=False)),
+        )
 
         def call() -> tuple[bool, Any]:
             # Runs on the UI thread when ui_thread=True: the outcome goes back as data,
@@ -135,7 +138,9 @@ class CustomTool:
         return ToolOutput(structured, text)
 
 
-def define(fn: Callable[..., Any], *, name: str | None = None, ui_thread: bool = False, tier: Tier = "read") -> CustomTool:
+def define(
+    fn: Callable[..., Any], *, name: str | None = None, ui_thread: bool = False, tier: Tier = "read"
+) -> CustomTool:
     """Check ``fn`` and derive its models; InvalidArgumentError says what is wrong."""
     if not callable(fn):
         raise InvalidArgumentError(f"A tool must be a function, got {type(fn).__name__}.")

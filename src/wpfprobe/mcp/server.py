@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from urllib.parse import parse_qsl
 
 from wpfprobe.api.probe import Probe, attach
-from wpfprobe.engine.engine import Tier
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine.engine import Tier
 from wpfprobe.mcp.tools import check_tier
 
 if TYPE_CHECKING:
@@ -43,7 +43,9 @@ Transport = Literal["http", "stdio"]
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
 # Query parameters that look like a credential: a token in a URL ends up in logs and history.
-_CREDENTIAL_PARAMS = frozenset({"token", "access_token", "accesstoken", "auth", "authorization", "apikey", "api_key", "key", "bearer"})
+_CREDENTIAL_PARAMS = frozenset(
+    {"token", "access_token", "accesstoken", "auth", "authorization", "apikey", "api_key", "key", "bearer"}
+)
 
 _active_lock = threading.Lock()
 _active: ProbeHandle | None = None
@@ -115,7 +117,7 @@ class ProbeHandle:
     @overload
     def tool(self, fn: F, /) -> F: ...
     @overload
-    def tool(self, *, name: str | None = None, ui_thread: bool = False, tier: Tier = "read") -> Callable[[F], F]: ...
+    def tool(self, /, *, name: str | None = None, ui_thread: bool = False, tier: Tier = "read") -> Callable[[F], F]: ...
     def tool(
         self, fn: F | None = None, /, *, name: str | None = None, ui_thread: bool = False, tier: Tier = "read"
     ) -> F | Callable[[F], F]:
@@ -275,8 +277,8 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
 
 
 def _write_manifest(probe: Probe, *, url: str, token: str, tier: Tier) -> Path:
+    from wpfprobe.core.version import __version__  # noqa: PLC0415
     from wpfprobe.mcp import manifest as _manifest  # noqa: PLC0415
-    from wpfprobe.core.version import __version__
 
     engine = probe.engine
     runtime = engine.runtime
@@ -301,7 +303,9 @@ def _write_manifest(probe: Probe, *, url: str, token: str, tier: Tier) -> Path:
 class Guard:
     """ASGI middleware in front of the MCP app: loopback Host/Origin and the bearer token."""
 
-    def __init__(self, app: Any, *, token: str, hosts: list[str], origins: list[str], require_token: bool = True) -> None:
+    def __init__(
+        self, app: Any, *, token: str, hosts: list[str], origins: list[str], require_token: bool = True
+    ) -> None:
         self.app = app
         self._token = token.encode()
         self._hosts = {h.lower() for h in hosts}
@@ -344,7 +348,9 @@ class Guard:
         return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self._token)
 
 
-async def _refuse(send: Any, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _refuse(
+    send: Any, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     import json  # noqa: PLC0415
 
     body = json.dumps({"code": code, "message": message}).encode()
@@ -352,7 +358,11 @@ async def _refuse(send: Any, status: int, code: str, message: str, extra: list[t
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(extra or []),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})
@@ -419,7 +429,7 @@ class _StdioRunner:
 
         try:
             asyncio.run(main())
-        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - the client went away or stop() was called
+        except (asyncio.CancelledError, Exception):
             log.debug("stdio server ended", exc_info=True)
         finally:
             self.done.set()

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from wpfprobe.engine.locators import format_ident
 from wpfprobe.core.models import (
     ActionResult,
     ActionState,
     Ancestor,
-    DiagnosticsPage,
     BehaviorList,
     BindingInfo,
+    DiagnosticsPage,
     ElementInfo,
     Finding,
     FindResults,
@@ -33,6 +32,7 @@ from wpfprobe.core.models import (
     WaitResult,
     Window,
 )
+from wpfprobe.engine.locators import format_ident
 
 MAX_TEXT = 40
 MAX_LOCATOR = 32

@@ -13,12 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from wpfprobe.mcp import text as _text
-from wpfprobe.engine.engine import Engine, Target, Tier
-from wpfprobe.core.errors import InvalidArgumentError
-from wpfprobe.engine.locators import MAX_LOCATOR_LENGTH
-from wpfprobe.engine.actions import CONDITIONS, MAX_TEXT_LENGTH, MAX_TIMEOUT_MS
 from wpfprobe.core.convert import MAX_VALUE_LENGTH
+from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.models import (
     ActionResult,
     Ancestor,
@@ -40,6 +36,10 @@ from wpfprobe.core.models import (
     Window,
     _Dto,
 )
+from wpfprobe.engine.actions import MAX_TEXT_LENGTH, MAX_TIMEOUT_MS
+from wpfprobe.engine.engine import Engine, Target, Tier
+from wpfprobe.engine.locators import MAX_LOCATOR_LENGTH
+from wpfprobe.mcp import text as _text
 
 TIERS: tuple[Tier, ...] = ("read", "interact", "mutate")
 
@@ -113,7 +113,9 @@ class FindArgs(_Args):
     name: str | None = Field(default=None, max_length=500)
     automation_id: str | None = Field(default=None, max_length=500, alias="automationId")
     text: str | None = Field(default=None, max_length=500, description="Substring of the text, case-insensitive.")
-    property_conditions: list[PropertyCondition] = Field(default_factory=list, max_length=20, alias="propertyConditions")
+    property_conditions: list[PropertyCondition] = Field(
+        default_factory=list, max_length=20, alias="propertyConditions"
+    )
     tree_type: TreeTypeArg = Field(default="visual", alias="treeType")
     max_results: int = Field(default=20, ge=1, le=100, alias="maxResults")
 

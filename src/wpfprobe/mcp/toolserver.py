@@ -14,6 +14,7 @@ import contextlib
 import inspect
 import json
 import logging
+import operator
 import time
 import weakref
 from collections.abc import Callable
@@ -21,13 +22,13 @@ from typing import Annotated, Any
 
 from mcp.server.extension import Extension
 from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, ToolAnnotations
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
-from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.core.errors import ProbeError
+from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, tier_allows
 
 log = logging.getLogger("wpfprobe.server")
@@ -35,8 +36,8 @@ log = logging.getLogger("wpfprobe.server")
 INSTRUCTIONS = (
     "wpfprobe inspects the live WPF or WinForms UI of the app it runs in. Start with "
     "wpf_get_session_info and wpf_get_windows, then wpf_get_visual_tree (compact lines: "
-    "id Type#name \"text\" states). Name elements by nodeId from any result, or by locator "
-    "(Button#saveButton, text=\"Save\", [IsEnabled=false], Form[0]/Panel[0]/Button[2]). "
+    'id Type#name "text" states). Name elements by nodeId from any result, or by locator '
+    '(Button#saveButton, text="Save", [IsEnabled=false], Form[0]/Panel[0]/Button[2]). '
     "Errors carry a code and a suggestion for the next call."
 )
 
@@ -205,7 +206,7 @@ class ToolServer:
         for connection in self._sessions.handshake_connections():
             try:
                 await connection.send_tool_list_changed()
-            except Exception:  # noqa: BLE001 - a client that went away has nobody to tell
+            except Exception:
                 log.debug("could not notify a client of the tool list change", exc_info=True)
 
 
@@ -243,7 +244,7 @@ def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResul
         try:
             args = parse_arguments(spec, kwargs)
             out = spec.run(engine, args)
-            content: list[TextContent | ImageContent] = [TextContent(type="text", text=out.text)]
+            content: list[ContentBlock] = [TextContent(type="text", text=out.text)]
             png = out.png_base64()
             if png is not None:
                 content.insert(0, ImageContent(type="image", data=png, mime_type="image/png"))
@@ -254,7 +255,7 @@ def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResul
         except ProbeError as err:
             outcome = err.code
             return error_result(err)
-        except Exception as exc:  # noqa: BLE001 - nothing may escape into the server
+        except Exception as exc:
             outcome = "INTERNAL"
             log.exception("tool %s failed", spec.name)
             return error_result(
@@ -280,11 +281,13 @@ def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResul
     annotations: dict[str, Any] = {}
     for field_name, field in spec.args.model_fields.items():
         wire_name = field.alias or field_name
-        annotation = Annotated[(field.annotation, *field.metadata, _describe(field))]  # type: ignore[valid-type]
+        annotation = operator.getitem(Annotated, (field.annotation, *field.metadata, _describe(field)))
         default = field.default
         if default is PydanticUndefined:
             default = field.default_factory() if field.default_factory is not None else inspect.Parameter.empty  # type: ignore[call-arg]
-        params.append(inspect.Parameter(wire_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+        params.append(
+            inspect.Parameter(wire_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        )
         annotations[wire_name] = annotation
     returns = Annotated[CallToolResult, spec.output]
     annotations["return"] = returns

@@ -41,7 +41,7 @@ def main() -> None:
                         probe.locator("#saveButton").inspect()
                         probe.tree(max_depth=3)
                         done[0] += 1
-                except BaseException as exc:  # noqa: BLE001 - reported below
+                except BaseException as exc:
                     errors.append(exc)
 
             def collector() -> None:

@@ -1,0 +1,5 @@
+"""Fixtures shared by the engine's unit tests."""
+
+from fake_toolkit import fake
+
+__all__ = ["fake"]
