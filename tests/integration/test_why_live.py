@@ -259,6 +259,7 @@ def test_wpf_binding_trace_lines_are_parsed_and_attributed() -> None:
     from System.Diagnostics import SourceLevels, TraceEventType, TraceSource
 
     from wpfprobe_clr.toolkits import wpf
+    from wpfprobe_clr.toolkits.wpf._binding_trace import _TRACE_ERRORS
 
     source = TraceSource("wpfprobe.test.binding")
     source.Switch.Level = SourceLevels.Warning
@@ -276,9 +277,9 @@ def test_wpf_binding_trace_lines_are_parsed_and_attributed() -> None:
         "BindingExpression:Path=Accent; DataItem=null; target element is 'SolidColorBrush' (HashCode=42); "
         "target property is 'Color' (type 'Color')",
     )  # fmt: skip
-    (record,) = wpf._TRACE_ERRORS.get("TextBlock|name=traceLabel")
+    (record,) = _TRACE_ERRORS.get("TextBlock|name=traceLabel")
     assert (record.property_name, record.path, record.count, record.kind) == ("Text", "DoesNotExist", 3, "trace")
     assert record.message.startswith("BindingExpression path error") and "Error: 40" not in record.message
-    (brush,) = wpf._TRACE_ERRORS.get("SolidColorBrush|hash=42")
+    (brush,) = _TRACE_ERRORS.get("SolidColorBrush|hash=42")
     assert brush.property_name == "Color" and brush.path == "Accent"
     assert wpf.parse_binding_trace("an unrelated trace line") is None

@@ -1,12 +1,20 @@
 """Check Python code that drives WPF through pythonnet against the public WPF API.
 
-WPF only runs on Windows, so code like ``src/wpfprobe_clr/toolkits/wpf.py``
-cannot be executed here. This checker reads it with ``ast`` and verifies every
-WPF type and member it uses against ``wpf-api.tsv`` (the public surface of the
-WPF assemblies as data, see ``../shared/wpf-api/README.md``), following base
-types because members are listed only on the type that declares them.
+WPF only runs on Windows, so code like the WPF adapter
+(``src/wpfprobe_clr/toolkits/wpf/``) cannot be executed here. This checker
+reads it with ``ast`` and verifies every WPF type and member it uses against
+``wpf-api.tsv`` (the public surface of the WPF assemblies as data, see
+``../shared/wpf-api/README.md``), following base types because members are
+listed only on the type that declares them, and interfaces' members too.
 
-The convention it enforces (also documented at the top of wpf.py):
+Files are checked together (``check_files``, ``check_package``): a name one
+module imports from another of the files keeps its kind there (a class with
+its annotated attributes, followed through its bases for mixins; a function
+with its declared return type), so code split over a package is checked as
+closely as code in one file. Importing a name the other module does not bind
+is an error.
+
+The convention it enforces (also documented in the adapter package's __init__):
 
 1. WPF types are imported by name, ``from System.Windows.Controls import
    Button``; importing or walking a namespace (``import System.Windows``,
@@ -14,7 +22,11 @@ The convention it enforces (also documented at the top of wpf.py):
    from a ``System.Windows*``/``System.Xaml*`` namespace is an error.
 2. ``Type.Member`` on an imported WPF type must be static (static field,
    property, method or event, enum value, nested type); ``Type(...)`` must match
-   a public constructor (or construct a delegate from a callable).
+   a public constructor (or construct a delegate from a callable), and
+   ``IInterface(value)`` is pythonnet's interface cast: exactly one value, seen
+   through the interface, whose members (``IInvokeProvider.Invoke``) are then
+   checked. Only methods are called: calling a property, field, event or enum
+   value is an error (unless the property could hold a delegate).
 3. A value whose WPF type is known may only use public instance members of
    that type and its base classes, plus System.Object's ``GetType``,
    ``ToString``, ``Equals`` and ``GetHashCode``. A type is known from an
@@ -34,7 +46,7 @@ The convention it enforces (also documented at the top of wpf.py):
 Protected members, assigning to a method, ``+=`` on a non-event, and calls
 whose argument count fits no overload are reported too.
 
-Run it on files: ``python tests/unit/wpf_surface.py FILE...``.
+Run it on files or packages (checked together): ``python tests/unit/wpf_surface.py PATH...``.
 """
 
 from __future__ import annotations
@@ -90,8 +102,10 @@ _ROOT_BASES = frozenset(
 )
 
 _CSHARP_KEYWORD_TYPES = frozenset(
-    "void bool byte sbyte short ushort int uint long ulong float double decimal char string object "
-    "nint nuint dynamic".split()
+    {
+        *("void", "bool", "byte", "sbyte", "short", "ushort", "int", "uint", "long", "ulong"),
+        *("float", "double", "decimal", "char", "string", "object", "nint", "nuint", "dynamic"),
+    }
 )
 
 
@@ -209,11 +223,11 @@ class WpfApi:
             seen: list[str] = []
             queue = [name]
             while queue:
-                current = queue.pop(0)
-                if current in seen or current not in self.types:
+                interface = queue.pop(0)
+                if interface in seen or interface not in self.types:
                     continue
-                seen.append(current)
-                queue.extend(self.types[current].bases)
+                seen.append(interface)
+                queue.extend(self.types[interface].bases)
             return seen, None
         chain: list[str] = []
         current: str | None = name
@@ -421,16 +435,52 @@ def _is_wpf_namespace(module: str) -> bool:
 class _ClassInfo:
     name: str
     attrs: dict[str, Kind] = field(default_factory=dict)
+    #: The keys (in ``_Project.classes``) of the project's classes it derives from, in order.
+    bases: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Project:
+    """The modules checked together, so that one module's names are known where another imports them.
+
+    A name imported from a module of the project (``from pkg._tree import
+    _TreeAdapter``, relative imports too) has the kind it has in that module:
+    a class with its annotated attributes and methods, a function with its
+    declared return type, a WPF type imported there. Without this, everything
+    a split package passes between its modules would be an unchecked Python
+    object. Classes are keyed ``module.Name``; a class's bases from the
+    project are followed for ``self.x`` and ``instance.x`` (mixins).
+    """
+
+    #: Module name -> its checker, once it has run (modules run in import order).
+    checkers: dict[str, _Checker] = field(default_factory=dict)
+    #: Module name -> every name bound at its top level (read before any module runs).
+    names: dict[str, set[str]] = field(default_factory=dict)
+    classes: dict[str, _ClassInfo] = field(default_factory=dict)
 
 
 class _Checker:
-    def __init__(self, api: WpfApi, filename: str, strict: bool) -> None:
+    def __init__(
+        self,
+        api: WpfApi,
+        filename: str,
+        strict: bool,
+        *,
+        module: str | None = None,
+        package: str | None = None,
+        project: _Project | None = None,
+    ) -> None:
         self.api = api
         self.strict = strict
         self.report = Report(filename)
+        self.module = module
+        self.package = package
+        self.project = project if project is not None else _Project()
         self.imports: dict[str, Kind] = {}
         self.module_env: dict[str, Kind] = {}
-        self.classes: dict[str, _ClassInfo] = {}
+        self.classes: dict[str, _ClassInfo] = self.project.classes
+        #: The members each attribute node resolved to (to tell a called property from a method).
+        self.used: dict[int, list[ApiMember]] = {}
         self.env: dict[str, Kind] = {}
         self.fixed: set[str] = set()
         self.self_class: _ClassInfo | None = None
@@ -474,12 +524,13 @@ class _Checker:
                 ):
                     self.problem(node, f"import WPF types by name (from {alias.name} import T), not the namespace")
                 bound = alias.asname or alias.name.split(".")[0]
-                self.imports[bound] = Opaque(f"module {alias.asname and alias.name or bound}")
+                self.imports[bound] = Opaque(f"module {(alias.asname and alias.name) or bound}")
             return
         module = node.module or ""
         if node.level or not module.startswith(("System", "Microsoft")):
+            source = _absolute_module(self.package, node)
             for alias in node.names:
-                self.imports[alias.asname or alias.name] = Opaque(f"python {module}.{alias.name}")
+                self.imports[alias.asname or alias.name] = self.import_python(node, source, alias.name)
             return
         for alias in node.names:
             if alias.name == "*":
@@ -507,24 +558,70 @@ class _Checker:
             else:
                 self.imports[bound] = Opaque(f"BCL {full}")
 
+    def import_python(self, node: ast.ImportFrom, module: str | None, name: str) -> Kind:
+        """A Python name: its kind in the project's module ``module`` if it is one, else unchecked."""
+        if module is None or module not in self.project.names:
+            return Opaque(f"python {module}.{name}")
+        if f"{module}.{name}" in self.project.names:
+            return Opaque(f"module {module}.{name}")  # a submodule, imported from its package
+        if name not in self.project.names[module]:
+            self.problem(node, f"{module} has no name '{name}' to import (it would fail only on Windows)")
+            return UNKNOWN
+        checker = self.project.checkers.get(module)
+        if checker is None:
+            return UNKNOWN  # an import cycle: unknown, so members used on it are refused, not passed
+        return checker.exported(name)
+
+    def exported(self, name: str) -> Kind:
+        """What another module gets when it imports ``name`` from this one."""
+        if name in self.module_env:
+            return self.module_env[name]
+        return self.imports.get(name, UNKNOWN)
+
+    def qual(self, name: str) -> str:
+        """The key of a class defined in this module."""
+        return f"{self.module}.{name}" if self.module else name
+
+    def class_attr(self, key: str, name: str) -> Kind | None:
+        """An attribute of a project class, looked up through its project bases (depth first, like a simple MRO)."""
+        seen: set[str] = set()
+        pending = [key]
+        while pending:
+            current = pending.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            info = self.classes.get(current)
+            if info is None:
+                continue
+            if name in info.attrs:
+                return info.attrs[name]
+            pending[:0] = info.bases
+        return None
+
     # -- scopes
 
     def declare_scope(self, body: list[ast.stmt], env: dict[str, Kind]) -> None:
         """Functions and classes defined in a body, known before any statement runs."""
         classes = [s for s in body if isinstance(s, ast.ClassDef)]
-        for stmt in classes:
+        for cls in classes:
             # Names first, so annotations can refer to classes defined further down.
-            env[stmt.name] = PyClass(stmt.name)
-            self.classes.setdefault(stmt.name, _ClassInfo(stmt.name))
-        for stmt in classes:
-            self.class_info(stmt)
+            env[cls.name] = PyClass(self.qual(cls.name))
+            self.classes.setdefault(self.qual(cls.name), _ClassInfo(self.qual(cls.name)))
+        for cls in classes:
+            self.class_info(cls)
         for stmt in body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 env[stmt.name] = PyFunction(self.annotation(stmt.returns))
 
     def class_info(self, node: ast.ClassDef) -> _ClassInfo:
-        info = _ClassInfo(node.name)
-        self.classes[node.name] = info
+        info = _ClassInfo(self.qual(node.name))
+        self.classes[info.name] = info
+        for base in node.bases:
+            if isinstance(base, ast.Name):
+                bound = self.lookup(base.id)
+                if isinstance(bound, PyClass):
+                    info.bases.append(bound.name)
         for stmt in node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 info.attrs[stmt.target.id] = self.annotation(stmt.annotation)
@@ -608,8 +705,8 @@ class _Checker:
                 return WpfValue(bound.name)
             if isinstance(bound, PyClass):
                 return PyInstance(bound.name)
-            if node.id in self.classes:
-                return PyInstance(node.id)
+            if self.qual(node.id) in self.classes:
+                return PyInstance(self.qual(node.id))
             if isinstance(bound, Opaque) and node.id not in ("Any", "object"):
                 return OPAQUE  # a BCL type, or a Python class imported from elsewhere
             return UNKNOWN
@@ -661,7 +758,7 @@ class _Checker:
         elif isinstance(node, ast.ClassDef):
             for base in node.bases:
                 self.expr(base)
-            info = self.classes.get(node.name) or self.class_info(node)
+            info = self.classes.get(self.qual(node.name)) or self.class_info(node)
             for sub in node.body:
                 if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     for d in sub.decorator_list:
@@ -882,6 +979,7 @@ class _Checker:
 
     def call(self, node: ast.Call) -> Kind:
         func = self.expr(node.func)
+        self.check_callable(node)
         for arg in node.args:
             self.expr(arg.value if isinstance(arg, ast.Starred) else arg)
         for kw in node.keywords:
@@ -911,12 +1009,57 @@ class _Checker:
             return OPAQUE
         return UNKNOWN
 
+    def check_callable(self, node: ast.Call) -> None:
+        """A property, field, event or enum value called like a method fails at run time: say so."""
+        members = self.used.get(id(node.func)) if isinstance(node.func, ast.Attribute) else None
+        if not members or any(m.kind in ("method", "ctor") for m in members):
+            return
+        if any(self.may_be_callable(m) for m in members):
+            return
+        member = members[0]
+        how = "subscribe with +=" if member.kind == "event" else "read it without ()"
+        self.problem(
+            node,
+            f"{_short(member.declaring_type)}.{member.name} is a{'n' if member.kind[0] in 'aeiou' else ''} "
+            f"{member.kind}, not a method: it cannot be called ({how})",
+        )
+
+    def may_be_callable(self, member: ApiMember) -> bool:
+        """Whether the value a property, field or indexer holds could be a delegate."""
+        if member.kind not in ("property", "field", "indexer"):
+            return False
+        declared, _ = _signature_parts(member)
+        if declared is None:
+            return True
+        declared = declared.rstrip("?")
+        if declared in _CSHARP_KEYWORD_TYPES:
+            return declared in ("object", "dynamic")
+        if declared.endswith("]"):
+            return False  # an array
+        resolved = self.api.resolve_signature_type(declared)
+        if resolved is not None:
+            return self.api.types[resolved].kind == "delegate"
+        return True  # a BCL type (System.Action...) or a generic parameter: not known here
+
     def construct(self, node: ast.Call, type_name: str, n_args: int | None) -> Kind:
         t = self.api.types[type_name]
         if t.kind == "delegate":
             self.verified(f"{type_name}.ctor")
             return WpfValue(type_name)
-        if t.kind in ("interface", "enum") or t.is_static:
+        if t.kind == "interface" and n_args == 1:
+            # pythonnet's interface cast, IInvokeProvider(provider): the value seen through
+            # the interface, whose members are then checked like any other type's. It is the
+            # only way to reach members a class implements explicitly (automation peers do).
+            self.verified(f"{type_name}.cast")
+            return WpfValue(type_name)
+        if t.kind == "interface":
+            self.problem(
+                node,
+                f"{type_name} is an interface: it cannot be constructed; "
+                f"{_short(type_name)}(value) casts exactly one value to it",
+            )
+            return WpfValue(type_name)
+        if t.kind == "enum" or t.is_static:
             what = "a static class" if t.is_static else f"an {t.kind}"
             self.problem(node, f"{type_name} is {what}: it cannot be constructed")
             return WpfValue(type_name)
@@ -964,7 +1107,8 @@ class _Checker:
             and node.value.id not in self.fixed
         ):
             if store is None:
-                return self.self_class.attrs.get(node.attr, OPAQUE)
+                found = self.class_attr(self.self_class.name, node.attr)
+                return OPAQUE if found is None else found
             return OPAQUE
         receiver = self.expr(node.value)
         name = node.attr
@@ -973,8 +1117,8 @@ class _Checker:
         if isinstance(receiver, WpfValue):
             return self.instance_member(node, receiver.name, name, store)
         if isinstance(receiver, PyInstance):
-            info = self.classes.get(receiver.name)
-            return info.attrs.get(name, OPAQUE) if info else OPAQUE
+            found = self.class_attr(receiver.name, name)
+            return OPAQUE if found is None else found
         if isinstance(receiver, Opaque):
             if receiver.what == "module System" and name == "Windows":
                 self.problem(
@@ -1050,6 +1194,8 @@ class _Checker:
         self.verified(members[0])
         if kinds == {"method"}:
             return WpfMethod(type_name, name, tuple(members))
+        if store is None:
+            self.used[id(node)] = members
         results = {self.value_kind(m) for m in members if m.kind != "method"}
         return results.pop() if len(results) == 1 else UNKNOWN
 
@@ -1067,6 +1213,24 @@ class _Checker:
         beyond = f"; if it is inherited from the BCL base {left}, list it in BCL_BASE_MEMBERS" if left else ""
         self.problem(node, f"{type_name} has no {'static ' if static else ''}member '{name}'{hint}{elsewhere}{beyond}")
         return UNKNOWN
+
+
+def _absolute_module(package: str | None, node: ast.ImportFrom) -> str | None:
+    """The module an import names, a relative one resolved in ``package`` (None if it cannot be)."""
+    if not node.level:
+        return node.module
+    if not package:
+        return None
+    parts = package.split(".")
+    if node.level - 1 >= len(parts):
+        return None
+    base = ".".join(parts[: len(parts) - (node.level - 1)])
+    return f"{base}.{node.module}" if node.module else base
+
+
+def _package_of(path: Path, module: str) -> str:
+    """The package relative imports in ``path`` start from: the module itself for an __init__.py."""
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
 
 
 def _is_not(test: ast.expr) -> bool:
@@ -1128,13 +1292,117 @@ def check_source(source: str, api: WpfApi, *, filename: str = "<source>", strict
 
 
 def check_file(path: Path | str, api: WpfApi, *, strict: bool = True) -> Report:
-    path = Path(path)
-    return check_source(path.read_text(encoding="utf-8"), api, filename=str(path), strict=strict)
+    (report,) = check_files([path], api, strict=strict)
+    return report
+
+
+def check_files(paths: Iterable[Path | str], api: WpfApi, *, strict: bool = True) -> list[Report]:
+    """One report per file, the files checked together (see ``_Project``): in the order given."""
+    files = [Path(p) for p in paths]
+    trees: dict[str, tuple[Path, ast.Module]] = {}
+    project = _Project()
+    for path in files:
+        module = _module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        trees[module] = (path, tree)
+        project.names[module] = _top_level_names(tree.body)
+    reports: dict[str, Report] = {}
+    for module in _import_order(trees, project):
+        path, tree = trees[module]
+        checker = _Checker(api, str(path), strict, module=module, package=_package_of(path, module), project=project)
+        reports[module] = checker.run(tree)
+        project.checkers[module] = checker
+    by_path = {Path(r.filename): r for r in reports.values()}
+    return [by_path[path] for path in files]
+
+
+def package_files(package: Path) -> list[Path]:
+    """Every module of a package, subpackages included, in a stable order."""
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def check_package(package: Path | str, api: WpfApi, *, strict: bool = True) -> list[Report]:
+    return check_files(package_files(Path(package)), api, strict=strict)
+
+
+def combined(name: str, reports: Iterable[Report]) -> Report:
+    """The reports of several files as one: what a package as a whole uses."""
+    total = Report(name)
+    for report in reports:
+        total.problems.extend(report.problems)
+        total.references += report.references
+        total.members |= report.members
+        total.types |= report.types
+    return total
+
+
+def _module_name(path: Path) -> str:
+    """The dotted module name of a file, from the packages (folders with __init__.py) it is in."""
+    path = path.resolve()
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) or path.stem
+
+
+def _top_level_names(body: list[ast.stmt]) -> set[str]:
+    """Every name a module binds at its top level, also inside if/try/with blocks (not in functions)."""
+    names: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(stmt.name)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        for field_name in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, field_name, None)
+            if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                statements = [s for s in inner if isinstance(s, ast.stmt)]
+                statements += [s for h in inner if isinstance(h, ast.ExceptHandler) for s in h.body]
+                names |= _top_level_names(statements)
+    return names
+
+
+def _import_order(trees: dict[str, tuple[Path, ast.Module]], project: _Project) -> list[str]:
+    """Modules ordered so that each runs after the project modules it imports (cycles: as given)."""
+    depends: dict[str, set[str]] = {}
+    for module, (path, tree) in trees.items():
+        needs: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                source = _absolute_module(_package_of(path, module), node)
+                if source in trees:
+                    needs.add(source)
+                needs.update(f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in trees)
+        depends[module] = needs - {module}
+    order: list[str] = []
+    visiting: set[str] = set()
+
+    def visit(module: str) -> None:
+        if module in order or module in visiting:
+            return
+        visiting.add(module)
+        for needed in sorted(depends[module]):
+            visit(needed)
+        visiting.discard(module)
+        order.append(module)
+
+    for module in trees:
+        visit(module)
+    return order
 
 
 def _iter_reports(paths: Iterable[str], api: WpfApi) -> Iterator[Report]:
+    files: list[Path] = []
     for p in paths:
-        yield check_file(p, api)
+        files.extend(package_files(Path(p)) if Path(p).is_dir() else [Path(p)])
+    yield from check_files(files, api)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,60 @@
+"""The WPF adapter: reads a live WPF UI for the engine, on the app's UI thread.
+
+WPF cannot run where most of this project is tested, so this package follows
+a convention that lets ``tests/unit/wpf_surface.py`` check every WPF type and
+member it uses against the public WPF API (``wpf-api.tsv``). The checker reads
+all the modules of the package together: a name imported from a sibling module
+keeps what it is there (a mixin's base class and its attributes, a function's
+declared return type), so nothing escapes the check by crossing a module.
+
+1. WPF types are imported by name from their namespaces (``from
+   System.Windows.Media import VisualTreeHelper``), never reached through a
+   namespace object; each module imports them only ``if _WPF_LOAD_ERROR is
+   None`` (see ``_load``).
+2. ``Type.Member`` is used only for static members, enum values and nested
+   types; ``Type(...)`` only for public constructors, and ``IInterface(value)``
+   only for pythonnet's interface cast.
+3. Every value whose members are used has a known type: an annotation
+   (``el: FrameworkElement``, ``self._x: T``), an ``isinstance`` narrowing, or
+   the declared type of the member that produced it. Elements the engine hands
+   in are ``Any`` and are narrowed before any member is touched. An
+   ``isinstance`` test narrows to one type only, so branches that do the same
+   for two types stay separate (ruff's SIM101 and SIM114 are off here).
+4. Members inherited from BCL base classes are listed explicitly in the
+   checker (``BCL_BASE_MEMBERS``); BCL types themselves are not checked.
+5. Automation peers implement their pattern interfaces (IInvokeProvider...)
+   explicitly: those members are reached through pythonnet's interface cast,
+   ``IInvokeProvider(provider).Invoke()``, and checked against the interface
+   members wpf-api.tsv lists. ICommand is a BCL interface that lives in a WPF
+   namespace and is not in the file: it is typed with a Protocol
+   (``_input._Command``) that spells out the documented members used.
+
+``WpfAdapter`` (``_adapter``) is assembled from one mixin per concern, each
+derived from ``_tree._TreeAdapter`` (the app, its dispatcher and the element
+trees): ``_properties`` (describing and reading properties, showing values),
+``_mutation`` (setting them), ``_bindings`` and ``_binding_trace`` (bindings
+and their errors), ``_resources``, ``_triggers`` (triggers and behaviors),
+``_diagnostics`` (facts for the audit rules), ``_capture`` (screenshots), and
+for input ``_input`` (automation peers and providers, commands), ``_keyboard``
+(keys and focus), ``_actions`` (clicks, typing, selection, toggles) and
+``_blockers`` (why an action cannot happen now).
+
+Importing this package does not fail where WPF is missing (Linux, Mono):
+``is_wpf_object`` stays usable for auto-detection, and ``WpfAdapter`` or
+``connect`` raise ClrUnavailableError instead.
+"""
+
+from __future__ import annotations
+
+# First (the import sorter keeps it so: the package sorts before its modules), as in the
+# single module this package was: _load imports clr, without which System.* cannot be
+# imported, and adds the WPF assemblies, before any module below imports from System.
+from wpfprobe_clr.toolkits.wpf import _load  # noqa: F401
+from wpfprobe_clr.toolkits.wpf._adapter import WpfAdapter, connect, find_app
+from wpfprobe_clr.toolkits.wpf._binding_trace import BindingTraceListener as BindingTraceListener
+from wpfprobe_clr.toolkits.wpf._binding_trace import install_binding_trace as install_binding_trace
+from wpfprobe_clr.toolkits.wpf._binding_trace import parse_binding_trace as parse_binding_trace
+from wpfprobe_clr.toolkits.wpf._binding_trace import record_binding_trace as record_binding_trace
+from wpfprobe_clr.toolkits.wpf._load import is_wpf_object
+
+__all__ = ["WpfAdapter", "connect", "find_app", "is_wpf_object"]

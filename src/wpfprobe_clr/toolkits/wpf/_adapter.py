@@ -1,0 +1,88 @@
+"""WpfAdapter, assembled from one mixin per concern, and how the engine connects to a WPF app."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from System import Action
+
+from wpfprobe.core.errors import AppNotAvailableError
+from wpfprobe.core.protocol import Toolkit
+from wpfprobe_clr._ui_thread import UiThread
+from wpfprobe_clr.toolkits.wpf._actions import _ActionsMixin
+from wpfprobe_clr.toolkits.wpf._bindings import _BindingsMixin
+from wpfprobe_clr.toolkits.wpf._blockers import _BlockersMixin
+from wpfprobe_clr.toolkits.wpf._capture import _CaptureMixin
+from wpfprobe_clr.toolkits.wpf._diagnostics import _DiagnosticsMixin
+from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
+from wpfprobe_clr.toolkits.wpf._mutation import _MutationMixin
+from wpfprobe_clr.toolkits.wpf._properties import _PropertiesMixin
+from wpfprobe_clr.toolkits.wpf._resources import _ResourcesMixin
+from wpfprobe_clr.toolkits.wpf._triggers import _TriggersMixin
+
+if _WPF_LOAD_ERROR is None:
+    from System.Windows import Application
+    from System.Windows.Threading import Dispatcher, DispatcherOperationStatus, DispatcherPriority
+
+
+class WpfAdapter(
+    _PropertiesMixin,
+    _MutationMixin,
+    _BindingsMixin,
+    _ResourcesMixin,
+    _TriggersMixin,
+    _DiagnosticsMixin,
+    _CaptureMixin,
+    _BlockersMixin,
+    _ActionsMixin,
+):
+    """ToolkitAdapter for one WPF UI thread; every method runs on that thread."""
+
+    toolkit: Toolkit = "wpf"
+    capabilities: tuple[str, ...] = (
+        "visual-tree",
+        "logical-tree",
+        "dependency-properties",
+        "value-source",
+        "bindings",
+        "data-context",
+        "screenshot",
+        "input",
+        "set-property",
+    )
+
+
+def find_app() -> Any | None:
+    """The process's WPF Application, or None (Application.Current is readable from any thread)."""
+    if _WPF_LOAD_ERROR is not None:
+        return None
+    return Application.Current
+
+
+def connect(app: Any, *, timeout: float) -> tuple[WpfAdapter, UiThread]:
+    """The adapter for ``app`` and a UiThread that marshals onto its Dispatcher."""
+    adapter = WpfAdapter(app)
+    dispatcher: Dispatcher = adapter.dispatcher
+
+    def post(call: Callable[[], None]) -> None:
+        if dispatcher.HasShutdownStarted or dispatcher.HasShutdownFinished:
+            raise AppNotAvailableError(
+                "The app's WPF dispatcher has shut down: the app is closing or closed.",
+                suggestion="Start the app again, then reconnect.",
+            )
+        operation = dispatcher.BeginInvoke(DispatcherPriority.Normal, Action(call))
+        if str(operation.Status) == str(DispatcherOperationStatus.Aborted):
+            # Shutdown won the race with the check above.
+            raise AppNotAvailableError(
+                "The app's WPF dispatcher refused the call: it is shutting down.",
+                suggestion="Start the app again, then reconnect.",
+            )
+
+    def check_access() -> bool:
+        return bool(dispatcher.CheckAccess())
+
+    ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    # Once the dispatcher shuts down, calls waiting for it fail at once instead of timing out.
+    ui.post(lambda: adapter.on_ui_exit(ui.end))
+    return adapter, ui
