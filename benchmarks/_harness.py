@@ -622,7 +622,13 @@ SOURCE_FILES = (
     "src/wpfprobe/_engine.py",
     "src/wpfprobe_clr/_ui_thread.py",
     "src/wpfprobe_clr/_objects.py",
-    "src/wpfprobe_clr/toolkits/winforms.py",
+    "src/wpfprobe_clr/toolkits/winforms/adapter.py",
+    "src/wpfprobe_clr/toolkits/winforms/kinds.py",
+    "src/wpfprobe_clr/toolkits/winforms/tree.py",
+    "src/wpfprobe_clr/toolkits/winforms/values.py",
+    "src/wpfprobe_clr/toolkits/winforms/bindings.py",
+    "src/wpfprobe_clr/toolkits/winforms/properties.py",
+    "src/wpfprobe_clr/toolkits/winforms/diagnostics.py",
 )
 
 

@@ -1,0 +1,38 @@
+"""The WinForms adapter (.NET on Windows, Mono on Linux). UI thread only.
+
+Elements are Controls (Forms included), ToolStripItems (MenuStrip and
+ToolStrip items) and, where the runtime still has them, Menu objects
+(MainMenu/MenuItem, gone from .NET Core 3.1+). The tree is the same whether
+asked as visual or logical: WinForms has one.
+
+One module per concern, lowest first:
+
+- ``kinds``: what kind of element an object is (every type test the others decide by)
+- ``tree``: children, parent, naming, state, bounds: the facts every node reads
+- ``values``: what a value read from the app becomes (a UI object only as a reference)
+- ``bindings``: data bindings, and the errors they run into (one store per process)
+- ``properties``: listing, reading and setting properties through TypeDescriptor
+- ``diagnostics``: the facts the engine's UI diagnostics judge an element by
+- ``delivery``: protected members and window messages, how input reaches a control
+- ``blockers``: what stops an action now (modal dialogs, hidden, covered...)
+- ``actions``: click, type, keys, select, toggle, focus
+- ``capture``: screenshots
+- ``ui_loop``: the control calls are posted through, and the message loop's end
+- ``adapter``: WinFormsAdapter, the protocol assembled from the above
+- ``connect``: find_app and connect
+"""
+
+from __future__ import annotations
+
+import clr
+
+# Referenced here, before any module of the package imports from them: importing
+# one of its modules always runs this first.
+clr.AddReference("System.Windows.Forms")
+clr.AddReference("System.Drawing")
+
+from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter  # noqa: E402
+from wpfprobe_clr.toolkits.winforms.connect import connect, find_app  # noqa: E402
+from wpfprobe_clr.toolkits.winforms.kinds import is_winforms_object  # noqa: E402
+
+__all__ = ["WinFormsAdapter", "connect", "find_app", "is_winforms_object"]

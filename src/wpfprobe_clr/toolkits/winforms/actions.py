@@ -1,0 +1,313 @@
+"""The input actions, done as a user would do them: click, type, keys, select, toggle, focus.
+
+Each action goes through the control's own code path (PerformClick, its
+protected OnClick, WM_CHAR to its WndProc, SelectedIndex) so the app's handlers
+run as they would for a person; a click focuses what it clicks, a menu item's
+menus open first. Also here: the state an action changes (action_state) and
+which element has keyboard focus, where keys go when no element is named.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from System import EventArgs, Object
+from System.Drawing import Point
+from System.Windows.Forms import (
+    CheckBox,
+    CheckState,
+    ComboBox,
+    ContainerControl,
+    Control,
+    Form,
+    IButtonControl,
+    ListBox,
+    ListView,
+    MouseButtons,
+    MouseEventArgs,
+    NumericUpDown,
+    ProgressBar,
+    RadioButton,
+    ScrollBar,
+    TabControl,
+    TextBoxBase,
+    ToolStripComboBox,
+    ToolStripDropDown,
+    ToolStripDropDownItem,
+    ToolStripItem,
+    ToolStripMenuItem,
+    TrackBar,
+)
+
+from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
+from wpfprobe.core.protocol import KeyChord, MouseButton, PlainValue
+from wpfprobe_clr.toolkits.winforms.delivery import WM_CHAR, deliver, press, protected
+from wpfprobe_clr.toolkits.winforms.tree import describe_element, roots
+
+
+def action_state(element: Any) -> dict[str, PlainValue]:
+    state: dict[str, PlainValue] = {}
+    if isinstance(element, CheckBox):
+        check = element.CheckState
+        state["checked"] = None if check == CheckState.Indeterminate else bool(element.Checked)
+    elif isinstance(element, RadioButton):
+        state["checked"] = bool(element.Checked)
+    elif isinstance(element, ToolStripMenuItem):
+        if element.CheckOnClick or element.Checked:
+            state["checked"] = bool(element.Checked)
+        if element.HasDropDownItems:
+            state["expanded"] = bool(element.DropDown.Visible)
+    if isinstance(element, ToolStripComboBox):
+        element = element.ComboBox
+    if isinstance(element, (ListBox, ComboBox)):
+        index = int(element.SelectedIndex)
+        state["selectedIndex"] = index
+        state["selectedItem"] = str(element.GetItemText(element.SelectedItem)) if index >= 0 else None
+        if isinstance(element, ComboBox):
+            state["expanded"] = bool(element.DroppedDown)
+    elif isinstance(element, TabControl):
+        index = int(element.SelectedIndex)
+        state["selectedIndex"] = index
+        state["selectedItem"] = str(element.SelectedTab.Text) if element.SelectedTab is not None else None
+    elif isinstance(element, ListView):
+        selected = list(element.SelectedIndices)
+        state["selectedIndex"] = int(selected[0]) if selected else -1
+        state["selectedItem"] = str(element.Items[int(selected[0])].Text) if selected else None
+    elif isinstance(element, (TrackBar, NumericUpDown, ProgressBar, ScrollBar)):
+        state["value"] = float(str(element.Value)) if isinstance(element, NumericUpDown) else int(element.Value)
+    return state
+
+
+def focused_element(main: Any | None) -> Any | None:
+    """The control with keyboard focus, searched in the active form first, then the open ones (main first)."""
+    forms = roots(main)
+    active = Form.ActiveForm
+    if active is not None:
+        forms.insert(0, active)
+    fallback = None
+    for form in forms:
+        if form.IsDisposed or not form.Visible:
+            continue
+        control = form
+        while isinstance(control, ContainerControl) and control.ActiveControl is not None:
+            control = control.ActiveControl
+        if control is form:
+            continue
+        if control.Focused:
+            return control
+        fallback = fallback or control
+    return fallback
+
+
+# -- click -------------------------------------------------------------------
+
+
+def click(element: Any, *, button: MouseButton, count: int) -> None:
+    if isinstance(element, ToolStripItem):
+        if button != "left":
+            raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
+        _click_menu_item(element)
+        return
+    if button == "left" and element.CanSelect:
+        _take_focus(element)  # a pointer click focuses what it clicks
+    if button == "left" and count == 1 and isinstance(element, (IButtonControl, RadioButton)):
+        element.PerformClick()
+        return
+    _mouse(element, button, count)
+
+
+def _click_menu_item(item: Any) -> None:
+    if isinstance(item, ToolStripDropDownItem) and item.HasDropDownItems:
+        # A menu with items opens; its parents open first, as the user would.
+        _open_menu_chain(item.OwnerItem)
+        item.ShowDropDown()
+        return
+    # A real click closes the menus before the item's handler runs, so a
+    # dialog the handler opens is not drawn under an open drop-down.
+    owner = item.Owner
+    if isinstance(owner, ToolStripDropDown):
+        top = item
+        while top.OwnerItem is not None:
+            top = top.OwnerItem
+        if isinstance(top, ToolStripDropDownItem):
+            top.HideDropDown()
+        owner.Close()
+    item.PerformClick()
+
+
+def _open_menu_chain(item: Any) -> None:
+    chain = []
+    while item is not None:
+        chain.append(item)
+        item = item.OwnerItem
+    for link in reversed(chain):
+        if isinstance(link, ToolStripDropDownItem) and link.HasDropDownItems and not link.DropDown.Visible:
+            link.ShowDropDown()
+
+
+def _mouse(element: Any, button: MouseButton, count: int) -> None:
+    which = {"left": MouseButtons.Left, "right": MouseButtons.Right, "middle": MouseButtons.Middle}[button]
+    x, y = max(element.Width // 2, 0), max(element.Height // 2, 0)
+    for n in range(1, count + 1):
+        args = MouseEventArgs(which, n, x, y, 0)
+        protected(element, "OnMouseDown", args)
+        protected(element, "OnMouseUp", args)
+        if button == "left":
+            protected(element, "OnClick", EventArgs.Empty)
+        protected(element, "OnMouseClick", args)
+        if n == 2:
+            if button == "left":
+                protected(element, "OnDoubleClick", EventArgs.Empty)
+            protected(element, "OnMouseDoubleClick", args)
+    if button == "right" and element.ContextMenuStrip is not None:
+        element.ContextMenuStrip.Show(element, Point(x, y))
+
+
+# -- keyboard ----------------------------------------------------------------
+
+
+def type_text(element: Any, text: str, *, replace: bool) -> None:
+    target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+    _take_focus(target)
+    if replace:
+        if isinstance(target, TextBoxBase):
+            target.SelectAll()
+            if not text:
+                target.SelectedText = ""
+        else:
+            target.Text = ""
+    if not target.IsHandleCreated:
+        target.Text = (target.Text if not replace else "") + text
+        return
+    for ch in text.replace("\r\n", "\n"):
+        if ch == "\n" and not (isinstance(target, TextBoxBase) and target.Multiline):
+            press(target, KeyChord((), "Enter"))  # a single-line box: Enter, as a user would press it
+            continue
+        code = "\r" if ch == "\n" else ch
+        deliver(target, WM_CHAR, ord(code) if ord(code) < 0x10000 else 0xFFFD)
+
+
+def send_keys(element: Any | None, chords: tuple[KeyChord, ...], main: Any | None) -> None:
+    """The chords to ``element``, or to the focused control; ``main`` is the app's main form."""
+    target = element
+    if target is None:
+        target = focused_element(main)
+    elif isinstance(target, Control):
+        _take_focus(target)
+    if not isinstance(target, Control):
+        raise ElementNotInteractableError(
+            "Keys go to a control; nothing with keyboard focus was found.",
+            suggestion="Pass the control that should get the keys (nodeId or locator).",
+            detail={"reason": "unsupported"},
+        )
+    for chord in chords:
+        press(target, chord)
+        # Focus may move (Tab); the next key goes where it went.
+        target = focused_element(main) or target
+
+
+# -- select, toggle, focus ---------------------------------------------------
+
+
+def select(element: Any, *, item: str | None, index: int | None) -> None:
+    target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+    if isinstance(target, (ListBox, ComboBox)):
+        texts = [str(target.GetItemText(i)) for i in target.Items]
+    elif isinstance(target, TabControl):
+        texts = [str(p.Text) for p in target.TabPages]
+    elif isinstance(target, ListView):
+        texts = [str(i.Text) for i in target.Items]
+    else:
+        raise _cannot(element, "select", "Use wpf_click or wpf_toggle for this element.")
+    chosen = _choose(texts, item, index)
+    if isinstance(target, ListView):
+        target.SelectedIndices.Clear()
+        target.Items[chosen].Selected = True
+        target.Items[chosen].Focused = True
+    else:
+        target.SelectedIndex = chosen
+
+
+def toggle(element: Any, *, state: bool | None) -> None:
+    if isinstance(element, RadioButton):
+        if state is False:
+            raise InvalidArgumentError(
+                "A radio button is unchecked by checking another one in its group.",
+                suggestion="Toggle the radio button that should be checked (state=true).",
+            )
+        if not element.Checked:
+            element.PerformClick()
+        return
+    if isinstance(element, ToolStripMenuItem):
+        if state is None or bool(element.Checked) != state:
+            if element.CheckOnClick:
+                _click_menu_item(element)
+            else:
+                element.Checked = not element.Checked if state is None else state
+        return
+    if isinstance(element, CheckBox):
+        # Clicks, as a user would: a three-state box may need two to get there.
+        for _ in range(3 if state is not None else 1):
+            if state is not None and bool(element.Checked) == state and element.CheckState != CheckState.Indeterminate:
+                return
+            protected(element, "OnClick", EventArgs.Empty)
+        return
+    raise _cannot(element, "toggle", "Only check boxes, radio buttons and checkable menu items toggle.")
+
+
+def focus(element: Any) -> None:
+    if isinstance(element, ToolStripItem):
+        element.Select()
+        return
+    _take_focus(element)
+    if not element.ContainsFocus and not _is_active_control(element):
+        raise _cannot(element, "focus", "It cannot take keyboard focus (not selectable).")
+
+
+def _take_focus(control: Any) -> None:
+    form = control.FindForm()
+    if form is not None and Form.ActiveForm is None:
+        form.Activate()
+    if not control.Focus():
+        # Without a window manager (Xvfb) the form may not be active, so
+        # Focus() refuses; selecting it still makes it the form's active control.
+        control.Select()
+
+
+def _is_active_control(control: Any) -> bool:
+    form = control.FindForm()
+    current = form
+    while isinstance(current, ContainerControl) and current.ActiveControl is not None:
+        current = current.ActiveControl
+        if Object.ReferenceEquals(current, control):
+            return True
+    return False
+
+
+def _choose(texts: list[str], item: str | None, index: int | None) -> int:
+    if index is not None:
+        if index >= len(texts):
+            raise InvalidArgumentError(
+                f"index {index} is out of range: there are {len(texts)} items.",
+                suggestion="Pass an index from 0 to the item count minus one, or the item's text.",
+                detail={"count": len(texts), "items": texts[:50]},
+            )
+        return index
+    assert item is not None
+    for candidates in (texts, [t.lower() for t in texts]):
+        wanted = item if candidates is texts else item.lower()
+        if wanted in candidates:
+            return candidates.index(wanted)
+    raise InvalidArgumentError(
+        f"No item has the text {item!r}.",
+        suggestion="Pick one of detail.items (exact text, case-insensitive), or pass index.",
+        detail={"count": len(texts), "items": texts[:50]},
+    )
+
+
+def _cannot(element: Any, what: str, suggestion: str) -> ElementNotInteractableError:
+    return ElementNotInteractableError(
+        f"{describe_element(element)} does not support {what}.",
+        suggestion=suggestion,
+        detail={"reason": "unsupported"},
+    )

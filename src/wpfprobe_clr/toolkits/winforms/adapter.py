@@ -1,0 +1,200 @@
+"""WinFormsAdapter: the adapter protocol for WinForms, assembled from the modules beside it.
+
+Each method hands its call to the module that owns the concern (tree, properties,
+bindings, diagnostics, blockers, actions, capture, ui_loop), so this class reads
+as the map of the protocol onto them. It keeps what is per adapter: the app's
+main form (weakly) and the per-type caches. The answers for what WinForms does
+not have (resources, triggers, behaviors, templates) need no module and are here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from System.Windows.Forms import Control, Form
+
+from wpfprobe.core.convert import Converted, EnumSpec
+from wpfprobe.core.protocol import (
+    ActionKind,
+    BehaviorDescription,
+    BindingDescription,
+    BindingErrorRecord,
+    Blocker,
+    Bounds,
+    Capture,
+    DiagnosticFacts,
+    ElementState,
+    InputMode,
+    KeyChord,
+    MayRead,
+    MouseButton,
+    Naming,
+    PlainValue,
+    PropertyDescriptor,
+    PropertyReading,
+    ResourceEntry,
+    TreeType,
+    TriggerDescription,
+    Unsupported,
+)
+from wpfprobe_clr.toolkits.winforms import (
+    actions,
+    bindings,
+    blockers,
+    capture,
+    diagnostics,
+    properties,
+    tree,
+    ui_loop,
+)
+from wpfprobe_clr.toolkits.winforms.kinds import KindTable
+
+
+class WinFormsAdapter:
+    toolkit = "winforms"
+    capabilities = (
+        "tree", "properties", "data-bindings", "binding-errors", "menus", "screenshot", "input", "set-property",
+    )  # fmt: skip
+
+    def __init__(self, main: Any) -> None:
+        from System import WeakReference  # noqa: PLC0415
+
+        form = main.FindForm() if not isinstance(main, Form) and isinstance(main, Control) else main
+        self._main = WeakReference(form)
+        self._type_names = tree.TypeNames()
+        self._kinds = KindTable()
+
+    # -- tree ------------------------------------------------------------
+    def roots(self) -> list[Any]:
+        return tree.roots(self._main.Target)
+
+    def children(self, element: Any, tree_type: TreeType) -> list[Any]:
+        return tree.children(element)  # one tree: visual and logical are the same
+
+    def parent(self, element: Any, tree_type: TreeType) -> Any | None:
+        return tree.parent(element)
+
+    def is_alive(self, element: Any) -> bool:
+        return tree.is_alive(element)
+
+    def naming(self, element: Any) -> Naming:
+        return tree.naming(element, self._type_names)
+
+    def state(self, element: Any) -> ElementState:
+        return tree.state(element)
+
+    def bounds(self, element: Any) -> Bounds | None:
+        return tree.bounds(element)
+
+    def is_active_window(self, element: Any) -> bool:
+        return tree.is_active_window(element)
+
+    def is_template_part(self, element: Any) -> bool:
+        return False  # WinForms has no templates: every control is the app's own
+
+    def on_ui_exit(self, callback: Any) -> None:
+        ui_loop.on_ui_exit(callback)
+
+    # -- properties --------------------------------------------------------
+    def text_property(self, element: Any) -> PropertyDescriptor | None:
+        return properties.text_property(element)
+
+    def properties(self, element: Any) -> list[PropertyDescriptor]:
+        return properties.properties(element)
+
+    def find_property(self, element: Any, name: str) -> PropertyDescriptor | None:
+        return properties.find_property(element, name)
+
+    def read_property(self, element: Any, prop: PropertyDescriptor) -> PropertyReading:
+        return properties.read_property(element, prop)
+
+    def data_context_type(self, element: Any) -> str | None:
+        return bindings.data_context_type(element)
+
+    def binding_error_count(self, element: Any) -> int:
+        return len(bindings.binding_errors(element))
+
+    # -- why is my UI wrong ------------------------------------------------
+    def bindings(self, element: Any) -> list[BindingDescription]:
+        return bindings.bindings(element)
+
+    def binding(self, element: Any, prop: PropertyDescriptor) -> BindingDescription | None:
+        return bindings.binding(element, prop)
+
+    def binding_errors(self, element: Any) -> list[BindingErrorRecord]:
+        return bindings.binding_errors(element)
+
+    def hook_bindings(self) -> None:
+        """Listen to every binding of every open form, so errors are recorded as they happen."""
+        bindings.hook_bindings()
+
+    def resources(self, element: Any | None) -> list[ResourceEntry] | Unsupported:
+        return Unsupported(
+            "WinForms has no resource dictionaries, so there are no resource keys to look up: a control's "
+            "look comes from its own properties and the ambient ones (Font, ForeColor, BackColor) it takes "
+            "from its parent. Read them with wpf_get_properties."
+        )
+
+    def resource_value_type(self, entry: ResourceEntry) -> str | None:
+        return None  # never asked: resources() has no entries on WinForms
+
+    def resource_summary(self, entry: ResourceEntry) -> PlainValue:
+        return None  # never asked: resources() has no entries on WinForms
+
+    def triggers(self, element: Any, may_read: MayRead) -> list[TriggerDescription] | Unsupported:
+        return Unsupported(
+            "WinForms has no styles or triggers: property changes come from the app's event handlers. "
+            "Read the current values with wpf_get_properties and the data bindings with wpf_get_binding_info."
+        )
+
+    def behaviors(self, element: Any, may_read: MayRead) -> list[BehaviorDescription] | Unsupported:
+        return Unsupported(
+            "WinForms has no attached behaviors: Microsoft.Xaml.Behaviors and System.Windows.Interactivity "
+            "are WPF libraries. Behavior in WinForms lives in the app's event handlers."
+        )
+
+    # -- diagnostics -------------------------------------------------------
+    def diagnostic_facts(self, element: Any, memo: dict[Any, Any]) -> DiagnosticFacts:
+        return diagnostics.diagnostic_facts(element, memo, self._kinds)
+
+    # -- input -------------------------------------------------------------
+    def action_state(self, element: Any) -> dict[str, PlainValue]:
+        return actions.action_state(element)
+
+    def blocker(self, element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
+        return blockers.blocker(element, action, mode)
+
+    def click_point(self, element: Any) -> tuple[int, int] | None:
+        return tree.click_point(element)
+
+    def focused_element(self) -> Any | None:
+        return actions.focused_element(self._main.Target)
+
+    def click(self, element: Any, *, button: MouseButton, count: int) -> None:
+        actions.click(element, button=button, count=count)
+
+    def type_text(self, element: Any, text: str, *, replace: bool) -> None:
+        actions.type_text(element, text, replace=replace)
+
+    def send_keys(self, element: Any | None, chords: tuple[KeyChord, ...]) -> None:
+        actions.send_keys(element, chords, self._main.Target)
+
+    def select(self, element: Any, *, item: str | None, index: int | None) -> None:
+        actions.select(element, item=item, index=index)
+
+    def toggle(self, element: Any, *, state: bool | None) -> None:
+        actions.toggle(element, state=state)
+
+    def focus(self, element: Any) -> None:
+        actions.focus(element)
+
+    # -- mutation ----------------------------------------------------------
+    def enum_spec(self, prop: PropertyDescriptor) -> EnumSpec | None:
+        return properties.enum_spec(prop)
+
+    def set_value(self, element: Any, prop: PropertyDescriptor, value: Converted) -> None:
+        properties.set_value(element, prop, value)
+
+    # -- pixels ------------------------------------------------------------
+    def capture(self, element: Any) -> Capture:
+        return capture.capture(element)

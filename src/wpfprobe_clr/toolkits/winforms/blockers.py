@@ -1,0 +1,183 @@
+"""What stops an action on an element now, and why, before the probe tries it.
+
+In the order a user would run into them: the element does not take the action
+at all; a modal dialog blocks its window; it (or a container, or for a menu item
+any menu above it) is hidden, disabled, without size or read-only; and for a
+pointer its centre is off the screen or covered by another control, found by
+hit testing down from its top-level window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from System import Object
+from System.Drawing import Point
+from System.Windows.Forms import (
+    Application,
+    CheckBox,
+    ComboBox,
+    ComboBoxStyle,
+    Control,
+    GetChildAtPointSkip,
+    ListBox,
+    ListView,
+    NumericUpDown,
+    RadioButton,
+    SystemInformation,
+    TabControl,
+    TextBoxBase,
+    ToolStrip,
+    ToolStripComboBox,
+    ToolStripItem,
+    ToolStripMenuItem,
+)
+
+from wpfprobe.core.protocol import ActionKind, Blocker, InputMode
+from wpfprobe_clr.toolkits.winforms.tree import click_point, describe_element, form_of
+
+
+def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
+    unsupported = _unsupported_reason(element, action)
+    if unsupported is not None:
+        return Blocker("unsupported", unsupported)
+    # Before the rest: a modal dialog disables the windows it blocks, and
+    # "modal" says what to do about it where "disabled" would not.
+    modal = _modal_over(element)
+    if modal is not None:
+        return Blocker("modal", f"The modal dialog {describe_element(modal)} is open.", modal)
+    if isinstance(element, ToolStripItem):
+        found = _menu_blocker(element, mode)
+    else:
+        found = _control_blocker(element, action)
+    if found is not None:
+        return found
+    if mode == "os" or action == "click":
+        return _pointer_blocker(element, mode)
+    return None
+
+
+def _unsupported_reason(element: Any, action: ActionKind) -> str | None:
+    if action == "type":
+        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+        if isinstance(target, ComboBox) and target.DropDownStyle == ComboBoxStyle.DropDownList:
+            return "It is a drop-down list without a text box; choose an item with wpf_select."
+        if not isinstance(target, (TextBoxBase, ComboBox, NumericUpDown)):
+            return "It takes no typed text."
+    elif action == "select":
+        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+        if not isinstance(target, (ListBox, ComboBox, TabControl, ListView)):
+            return "It has no items to select."
+    elif action == "toggle":
+        if not isinstance(element, (CheckBox, RadioButton, ToolStripMenuItem)):
+            return "It is not a check box, radio button or checkable menu item."
+    elif action in ("focus", "keys") and not isinstance(element, (Control, ToolStripItem)):
+        return "It cannot take keyboard focus."
+    return None
+
+
+def _control_blocker(element: Any, action: ActionKind) -> Blocker | None:
+    if not isinstance(element, Control):
+        return None
+    if not element.Visible:
+        return Blocker("hidden", "It, or a container it is in, is not visible.")
+    if not element.Enabled:
+        return Blocker("disabled", "It, or a container it is in, is disabled.")
+    if element.Width <= 0 or element.Height <= 0:
+        return Blocker("zero-size", f"Its size is {element.Width}x{element.Height}.")
+    if action == "type" and isinstance(element, TextBoxBase) and element.ReadOnly:
+        return Blocker("read-only", "It is a read-only text box.")
+    return None
+
+
+def _menu_blocker(item: Any, mode: InputMode) -> Blocker | None:
+    # A user reaches a menu item by opening each menu above it: the whole
+    # chain must be enabled and present, and the menu bar shown.
+    chain = []
+    current = item
+    while current is not None:
+        chain.append(current)
+        current = current.OwnerItem
+    for link in chain:
+        if not link.Available:
+            return Blocker("hidden", f"The menu item {describe_element(link)} is not shown.")
+        if not link.Enabled:
+            return Blocker("disabled", f"The menu item {describe_element(link)} is disabled.")
+    strip = chain[-1].Owner
+    if strip is None or not strip.Visible:
+        return Blocker("hidden", "The menu it belongs to is not shown.")
+    if not strip.Enabled:
+        return Blocker("disabled", "The menu it belongs to is disabled.")
+    if mode == "os" and not item.Visible:
+        return Blocker("hidden", "Its drop-down is closed; OS input needs it open (click the menu above it).")
+    return None
+
+
+# -- modal dialogs -----------------------------------------------------------
+
+
+def _modal_over(element: Any) -> Any | None:
+    form = form_of(element)
+    for other in Application.OpenForms:
+        if other.IsDisposed or not other.Visible or not other.Modal:
+            continue
+        if form is None or Object.ReferenceEquals(other, form) or _owned_by(form, other):
+            continue
+        return other
+    return None
+
+
+def _owned_by(form: Any, owner: Any) -> bool:
+    current = form.Owner
+    while current is not None:
+        if Object.ReferenceEquals(current, owner):
+            return True
+        current = current.Owner
+    return False
+
+
+# -- the pointer: on screen, and not covered ---------------------------------
+
+
+def _pointer_blocker(element: Any, mode: InputMode) -> Blocker | None:
+    point = click_point(element)
+    if point is None:
+        if isinstance(element, ToolStripItem) and mode != "os":
+            return None  # PerformClick reaches an item in a closed drop-down
+        return Blocker("offscreen", "It has no position on screen.")
+    screen = SystemInformation.VirtualScreen
+    x, y = point
+    if not (screen.X <= x < screen.X + screen.Width and screen.Y <= y < screen.Y + screen.Height):
+        return Blocker("offscreen", f"Its centre ({x}, {y}) is outside the screen.")
+    hit = _hit(element, x, y)
+    if hit is not None and not _is_self_or_descendant(element, hit):
+        return Blocker("covered", f"{describe_element(hit)} is on top of its centre.", hit)
+    return None
+
+
+def _hit(element: Any, x: int, y: int) -> Any | None:
+    """The topmost control (or tool strip item) under a screen point, within the element's window."""
+    owner = element.Owner if isinstance(element, ToolStripItem) else element
+    root = owner.TopLevelControl if isinstance(owner, Control) else None
+    if root is None:
+        return None
+    current = root
+    skip = GetChildAtPointSkip.Invisible
+    while True:
+        child = current.GetChildAtPoint(current.PointToClient(Point(x, y)), skip)
+        if child is None:
+            break
+        current = child
+    if isinstance(current, ToolStrip):
+        item = current.GetItemAt(current.PointToClient(Point(x, y)))
+        if item is not None:
+            return item
+    return current
+
+
+def _is_self_or_descendant(element: Any, hit: Any) -> bool:
+    if Object.ReferenceEquals(element, hit):
+        return True
+    if isinstance(element, Control) and isinstance(hit, Control):
+        return bool(element.Contains(hit))
+    return False

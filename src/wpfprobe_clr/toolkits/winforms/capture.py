@@ -1,0 +1,72 @@
+"""Screenshots of an element: the screen's pixels under its bounds, as BGRA rows.
+
+The pixels are copied from the screen, not drawn by the control: Mono's
+DrawToBitmap leaves children unpainted. So an element must be visible, have a
+size, and lie (at least partly) on the screen; the part on it is what is taken.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from System.Drawing import Bitmap, Graphics, Rectangle, Size
+from System.Drawing.Imaging import ImageLockMode, PixelFormat
+from System.Windows.Forms import Form, SystemInformation
+
+from wpfprobe.core.errors import ElementNotRenderableError
+from wpfprobe.core.protocol import Bounds, Capture
+from wpfprobe_clr.toolkits.winforms.tree import bounds, state
+
+
+def capture(element: Any) -> Capture:
+    if not state(element).visible:
+        raise ElementNotRenderableError(
+            "The element is hidden, so it has no pixels on screen.",
+            suggestion="Capture a visible element, or its window.",
+        )
+    box = _capture_rect(element)
+    if box is None or box.width <= 0 or box.height <= 0:
+        raise ElementNotRenderableError(
+            "The element has no size or position on screen.",
+            suggestion="Capture a visible element with a size, or its window.",
+            detail={"bounds": None if box is None else [box.x, box.y, box.width, box.height]},
+        )
+    screen = SystemInformation.VirtualScreen
+    left, top = max(box.x, int(screen.X)), max(box.y, int(screen.Y))
+    right = min(box.x + box.width, int(screen.X) + int(screen.Width))
+    bottom = min(box.y + box.height, int(screen.Y) + int(screen.Height))
+    if right <= left or bottom <= top:
+        raise ElementNotRenderableError(
+            "The element lies outside the screen.",
+            suggestion="Move its window onto the screen first.",
+        )
+    width, height = right - left, bottom - top
+    # Mono's DrawToBitmap leaves children unpainted, so copy the screen instead.
+    bmp = Bitmap(width, height, PixelFormat.Format32bppArgb)
+    try:
+        g = Graphics.FromImage(bmp)
+        try:
+            g.CopyFromScreen(left, top, 0, 0, Size(width, height))
+        finally:
+            g.Dispose()
+        data = bmp.LockBits(Rectangle(0, 0, width, height), ImageLockMode.ReadOnly, PixelFormat.Format32bppArgb)
+        try:
+            import ctypes  # noqa: PLC0415
+
+            stride = int(data.Stride)
+            pixels = ctypes.string_at(int(data.Scan0.ToInt64()), stride * height)
+        finally:
+            bmp.UnlockBits(data)
+    finally:
+        bmp.Dispose()
+    return Capture(width, height, "BGRA", pixels, stride)
+
+
+def _capture_rect(element: Any) -> Bounds | None:
+    if isinstance(element, Form) and element.Parent is None and not sys.platform.startswith("win"):
+        # Mono's Form.Bounds includes a frame that only a window manager draws;
+        # the client area is where the pixels certainly are.
+        r = element.RectangleToScreen(element.ClientRectangle)
+        return Bounds(int(r.X), int(r.Y), int(r.Width), int(r.Height))
+    return bounds(element)

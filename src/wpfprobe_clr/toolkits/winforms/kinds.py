@@ -1,0 +1,138 @@
+"""What kind of element an object is: the type tests the adapter decides by, in one place.
+
+The other modules ask here instead of testing .NET types themselves: whether an
+object is WinForms at all, a menu of the old kind (MainMenu/MenuItem, only on
+some runtimes), a password box, and the per-type table that diagnostic_facts
+reads. isinstance on a .NET type is slow, so that table is decided once per
+Python type and kept by the adapter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from System.Windows.Forms import (
+    CheckBox,
+    ComboBox,
+    Control,
+    DataGridView,
+    DateTimePicker,
+    FlowLayoutPanel,
+    Form,
+    GroupBox,
+    Label,
+    ListBox,
+    ListView,
+    MaskedTextBox,
+    Panel,
+    RadioButton,
+    ScrollableControl,
+    SplitContainer,
+    TabControl,
+    TableLayoutPanel,
+    TextBox,
+    TextBoxBase,
+    ToolStripSeparator,
+    TrackBar,
+    TreeView,
+    UpDownBase,
+    UserControl,
+)
+
+try:  # MainMenu/MenuItem exist on .NET Framework and Mono, not on .NET Core 3.1+.
+    from System.Windows.Forms import Menu as _Menu
+
+    _MENU_TYPES: tuple[type, ...] = (_Menu,)
+except ImportError:  # pragma: no cover - depends on the runtime
+    _MENU_TYPES = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    control: bool
+    container: bool  # its children are the app's controls
+    scrollable: bool
+    free_layout: bool
+    input: bool
+    names_itself: bool
+    label: bool
+    separator: bool
+    items: str | None  # "virtual-mode" (ListView, DataGridView), "native" (ListBox, ComboBox) or None
+
+
+#: Containers whose children are the app's own controls (not a control's parts).
+_APP_CONTAINERS = (Form, Panel, GroupBox, TabControl, SplitContainer, UserControl)
+#: Controls a user types, picks or sets a value in: each needs a name a screen reader can say.
+_INPUT_TYPES = (
+    TextBoxBase,
+    ComboBox,
+    ListBox,
+    ListView,
+    TreeView,
+    UpDownBase,
+    TrackBar,
+    DateTimePicker,
+    CheckBox,
+    RadioButton,
+)
+
+
+class KindTable:
+    """Each Python type's Kind, decided the first time an element of that type is seen."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[type, Kind] = {}
+
+    def of(self, element: Any) -> Kind:
+        """What diagnostic_facts tells apart, decided once per Python type (isinstance on a .NET type is slow)."""
+        key = type(element)
+        kind = self._kinds.get(key)
+        if kind is None:
+            container = isinstance(element, _APP_CONTAINERS)
+            if isinstance(element, (ListView, DataGridView)):
+                items = "virtual-mode"
+            elif isinstance(element, (ListBox, ComboBox)):
+                items = "native"
+            else:
+                items = None
+            kind = Kind(
+                control=isinstance(element, Control),
+                container=container,
+                scrollable=container and isinstance(element, ScrollableControl),
+                free_layout=container and not isinstance(element, (FlowLayoutPanel, TableLayoutPanel, TabControl)),
+                input=isinstance(element, _INPUT_TYPES),
+                names_itself=isinstance(element, (CheckBox, RadioButton)),
+                label=isinstance(element, Label),
+                separator=isinstance(element, ToolStripSeparator),
+                items=items,
+            )
+            self._kinds[key] = kind
+        return kind
+
+
+def is_menu(element: Any) -> bool:
+    """A menu of the old kind (MainMenu, MenuItem, ContextMenu), on the runtimes that still have them."""
+    return bool(_MENU_TYPES) and isinstance(element, _MENU_TYPES)
+
+
+def is_password_box(element: Any) -> bool:
+    if isinstance(element, (TextBox, MaskedTextBox)):
+        return str(element.PasswordChar) not in ("", "\x00") or bool(element.UseSystemPasswordChar)
+    return False
+
+
+def is_winforms_object(obj: Any) -> bool:
+    return _has_base(obj, ("System.Windows.Forms.Control", "System.Windows.Forms.ToolStripItem"))
+
+
+def _has_base(obj: Any, names: tuple[str, ...]) -> bool:
+    get_type = getattr(obj, "GetType", None)
+    if get_type is None:
+        return False
+    t = get_type()
+    while t is not None:
+        if str(t.FullName) in names:
+            return True
+        t = t.BaseType
+    return False

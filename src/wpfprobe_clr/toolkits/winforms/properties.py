@@ -1,0 +1,121 @@
+"""Properties through TypeDescriptor: listing them, reading them, setting them.
+
+TypeDescriptor is what the designer and data binding use, so the list is the one
+a WinForms developer knows, and a descriptor can say whether a value was set
+(ShouldSerializeValue) or is runtime state. Text has a fast path, because every
+tree node reads it: one getter, no descriptor. A password box's secrets are
+marked before any getter runs (the redaction invariant), from its kind and the
+property's name alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from System import ArgumentException
+from System.ComponentModel import TypeDescriptor
+from System.Reflection import TargetInvocationException
+from System.Windows.Forms import Control, ToolStripItem
+
+from wpfprobe.core.convert import Converted, EnumSpec, conversion_error
+from wpfprobe.core.errors import PropertyReadOnlyError
+from wpfprobe.core.protocol import PropertyDescriptor, PropertyReading
+from wpfprobe_clr._build import build_value, enum_spec_of
+from wpfprobe_clr._ui_thread import exception_identity
+from wpfprobe_clr._values import to_plain, type_full_name
+from wpfprobe_clr.toolkits.winforms.bindings import binding_errors, binding_for
+from wpfprobe_clr.toolkits.winforms.kinds import is_menu, is_password_box
+from wpfprobe_clr.toolkits.winforms.values import plain
+
+# A password box keeps its secret in these properties, whatever their names say.
+_PASSWORD_BOX_SECRETS = frozenset({"Text", "Lines", "SelectedText"})
+#: The handle of Text's descriptor on the fast path: read the getter, not TypeDescriptor.
+_TEXT_FAST = object()
+
+
+def text_property(element: Any) -> PropertyDescriptor | None:
+    if isinstance(element, (Control, ToolStripItem)) or is_menu(element):
+        if getattr(type(element), "Text", None) is None:
+            return None
+        return PropertyDescriptor(
+            "Text", "System.String", None, False, secret=is_password_box(element), handle=_TEXT_FAST
+        )
+    return None
+
+
+def properties(element: Any) -> list[PropertyDescriptor]:
+    secrets = _PASSWORD_BOX_SECRETS if is_password_box(element) else frozenset()
+    return [_describe(pd, secrets) for pd in TypeDescriptor.GetProperties(element)]
+
+
+def find_property(element: Any, name: str) -> PropertyDescriptor | None:
+    pd = TypeDescriptor.GetProperties(element).Find(name, True)
+    if pd is None:
+        return None
+    secrets = _PASSWORD_BOX_SECRETS if is_password_box(element) else frozenset()
+    return _describe(pd, secrets)
+
+
+def read_property(element: Any, prop: PropertyDescriptor) -> PropertyReading:
+    if prop.handle is _TEXT_FAST:
+        # The hot path of every tree node: one getter, nothing else.
+        text = element.Text
+        return PropertyReading(to_plain(text), "System.String", "local" if text else "default", bool(text), False)
+    pd = prop.handle
+    try:
+        raw = pd.GetValue(element)
+    except Exception as exc:  # noqa: BLE001 - one failing getter must not fail the page
+        kind, message = exception_identity(exc)
+        return PropertyReading(f"<{kind}: {message}>"[:256], None, "error", False, False)
+    binding = binding_for(element, prop.name)
+    if binding is not None:
+        errors = [r for r in binding_errors(element) if (r.property_name or "").lower() == prop.name.lower()]
+        # What the binding is in now first, else the most recent error.
+        error = (errors[0] if errors[0].kind == "status" else errors[-1]).message if errors else None
+        return PropertyReading(plain(raw), type_full_name(raw), "binding", True, True, binding_error=error)
+    if not pd.IsBrowsable or str(pd.SerializationVisibility) == "Hidden":
+        # Runtime state (Parent, Capture, Bounds...), not a setting anyone made:
+        # ShouldSerializeValue says "set" for anything without a known default.
+        return PropertyReading(plain(raw), type_full_name(raw), "runtime", False, False)
+    try:
+        local = bool(pd.ShouldSerializeValue(element))
+    except Exception:  # noqa: BLE001 - some descriptors cannot say; treat as default
+        local = False
+    return PropertyReading(plain(raw), type_full_name(raw), "local" if local else "default", local, False)
+
+
+def enum_spec(prop: PropertyDescriptor) -> EnumSpec | None:
+    pd = prop.handle
+    if pd is None or pd is _TEXT_FAST:
+        return None
+    return enum_spec_of(pd.PropertyType)
+
+
+def set_value(element: Any, prop: PropertyDescriptor, value: Converted) -> None:
+    pd = prop.handle
+    if pd is _TEXT_FAST:
+        pd = TypeDescriptor.GetProperties(element).Find(prop.name, True)
+    if pd is None or pd.IsReadOnly:
+        raise PropertyReadOnlyError(f"{prop.name} is read-only.", suggestion="Set a writable property instead.")
+    built = build_value(value, pd.PropertyType)
+    try:
+        pd.SetValue(element, built)
+    except (ArgumentException, TargetInvocationException) as exc:
+        inner = getattr(exc, "InnerException", None) or exc
+        if not isinstance(inner, ArgumentException) and not isinstance(exc, ArgumentException):
+            raise
+        raise conversion_error(
+            prop.type_name, "the property refused the value", toolkit="winforms", property_name=prop.name
+        ) from None
+
+
+def _describe(pd: Any, secrets: frozenset[str]) -> PropertyDescriptor:
+    name = str(pd.Name)
+    return PropertyDescriptor(
+        name=name,
+        type_name=str(pd.PropertyType.FullName or pd.PropertyType.Name),
+        category=str(pd.Category) if pd.Category else None,
+        read_only=bool(pd.IsReadOnly),
+        secret=name in secrets,
+        handle=pd,
+    )

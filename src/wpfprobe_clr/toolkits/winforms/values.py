@@ -1,0 +1,28 @@
+"""What a value read from the app becomes before it leaves the UI thread.
+
+Plain data (to_plain), except that a UI object becomes a reference to it. Its
+own module because property readings and binding descriptions both need it,
+and properties already depend on bindings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from System.Windows.Forms import AccessibleObject, Control, ToolStripItem
+
+from wpfprobe.core.protocol import PlainValue
+from wpfprobe_clr._values import to_plain
+from wpfprobe_clr.toolkits.winforms.kinds import is_menu
+
+
+def plain(value: Any) -> PlainValue:
+    # A UI object's ToString embeds its Text (Mono's AccessibleObject too), which
+    # would leak a password box through properties like ActiveControl: show a
+    # reference instead, never the object's own rendering.
+    if isinstance(value, (Control, ToolStripItem)) or is_menu(value):
+        name = getattr(value, "Name", None)
+        return f"<{type(value).__name__}#{name}>" if name else f"<{type(value).__name__}>"
+    if isinstance(value, AccessibleObject):
+        return f"<{type(value).__name__}>"
+    return to_plain(value)
