@@ -2,6 +2,8 @@
 
 A ConditionalWeakTable maps object -> id without keeping the object alive;
 a dict of System.WeakReference maps id -> object. Only the UI thread uses it.
+An item with no object of its own (``ItemRef``) is its owner's id, a dot and
+its index: it lives as long as its owner, and ``get`` rebuilds the ref.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import itertools
 import secrets
 from typing import Any
+
+from wpfprobe.core.protocol import ItemRef
 
 # Two of these letters and the digits after them cost the fewest tokens (measured with
 # the cl100k and o200k encodings): pairs with j, k, q, u, v, x, y or z split oddly and
@@ -29,6 +33,8 @@ class ClrObjectTable:
         self._prune_at = 1024
 
     def id_for(self, element: Any) -> str:
+        if isinstance(element, ItemRef):
+            return f"{self.id_for(element.owner)}.{element.index}"
         found, node_id = self._ids_by_object.TryGetValue(element)
         if found:
             return str(node_id)
@@ -42,6 +48,10 @@ class ClrObjectTable:
         return node_id
 
     def get(self, node_id: str) -> Any | None:
+        owner_id, dot, index = node_id.rpartition(".")
+        if dot:
+            owner = self.get(owner_id) if index.isdigit() and len(index) <= 9 else None
+            return ItemRef(owner, int(index)) if owner is not None else None
         ref = self._objects_by_id.get(node_id)
         if ref is None:
             return None
@@ -63,4 +73,11 @@ class ClrObjectTable:
 def same_object(a: Any, b: Any) -> bool:
     from System import Object  # noqa: PLC0415
 
+    if isinstance(a, ItemRef) or isinstance(b, ItemRef):
+        return (
+            isinstance(a, ItemRef)
+            and isinstance(b, ItemRef)
+            and a.index == b.index
+            and bool(Object.ReferenceEquals(a.owner, b.owner))
+        )
     return bool(Object.ReferenceEquals(a, b))

@@ -527,7 +527,7 @@ def test_concurrent_sessions_finish_without_deadlock_and_agree(mcp_connect: Any)
         if name == "wpf_find_elements":
             return [r["node"]["nodeId"] for r in s["results"]]
         if name == "wpf_get_properties":
-            return [(p["name"], p["value"]) for p in s["items"]]
+            return [(p["name"], p.get("value")) for p in s["items"]]
         if name == "wpf_get_ancestors":
             return [a["nodeId"] for a in s["ancestors"]]
         if name == "wpf_get_children":

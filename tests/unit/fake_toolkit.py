@@ -46,6 +46,7 @@ from wpfprobe.core.protocol import (
     DiagnosticFacts,
     ElementState,
     InputMode,
+    ItemRef,
     KeyChord,
     MayRead,
     MouseButton,
@@ -86,6 +87,7 @@ TEXT_PROPERTIES: dict[str, tuple[str, str]] = {
     "RadioButton": ("Content", "System.Object"),
     "ComboBoxItem": ("Content", "System.Object"),
     "TabItem": ("Header", "System.Object"),
+    "TreeViewItem": ("Header", "System.Object"),
 }
 
 
@@ -130,6 +132,8 @@ class FakeProp:
 
     def read(self, element: FakeElement) -> Any:
         self.calls += 1
+        if isinstance(self.value, Exception):
+            raise self.value  # a getter that throws
         return self.getter(element) if self.getter is not None else self.value
 
     def write(self, element: FakeElement, value: Any) -> None:
@@ -223,6 +227,14 @@ class FakeElement:
         self.behaviors: list[tuple[str, str, list[FakeProp]]] = []
         #: DiagnosticFacts fields beyond ``bounds`` (FakeAdapter.diagnostic_facts), set by tests.
         self.facts: dict[str, Any] = {}
+        #: Reads that raise for this element: adapter method name -> exception (fault isolation tests).
+        self.broken: dict[str, Exception] = {}
+        #: Text with "&" access-key markers, as WinForms captions have them.
+        self.mnemonic = False
+        #: ElementState.selected/expanded of an item; child_total of a virtual list.
+        self.item_selected: bool | None = None
+        self.expanded: bool | None = None
+        self.total_children: int | None = None
         self.disposed = False
         self.parent: FakeElement | None = None
         self.children: list[FakeElement] = []
@@ -354,15 +366,18 @@ class FakeAdapter:
         self.summarised: list[str] = []
         self.loaded: list[str] = []
 
-    def _count(self, name: str) -> None:
+    def _count(self, name: str, element: Any = None) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
+        broken = getattr(element, "broken", None)
+        if broken and name in broken:
+            raise broken[name]
 
     def roots(self) -> list[Any]:
         self._count("roots")
         return [w for w in self.app.windows if not w.disposed]
 
     def children(self, element: Any, tree_type: TreeType) -> list[Any]:
-        self._count("children")
+        self._count("children", element)
         if tree_type == "logical":
             out: list[FakeElement] = []
             for kid in element.children:
@@ -371,7 +386,7 @@ class FakeAdapter:
         return list(element.children)
 
     def parent(self, element: Any, tree_type: TreeType) -> Any | None:
-        self._count("parent")
+        self._count("parent", element)
         parent = element.parent
         if tree_type == "logical":
             while parent is not None and parent.visual_only:
@@ -388,35 +403,59 @@ class FakeAdapter:
         return True
 
     def naming(self, element: Any) -> Naming:
-        self._count("naming")
+        self._count("naming", element)
         return Naming(element.type_name, element.full_type_name, element.name, element.automation_id)
 
     def state(self, element: Any) -> ElementState:
-        self._count("state")
+        self._count("state", element)
         visible, el = True, element
         while el is not None:  # like WPF IsVisible: hidden if any ancestor is hidden
             visible = visible and el.visible
             el = el.parent
-        return ElementState(visible, element.enabled, element.focused)
+        checked = element.checked if element.checkable else None
+        return ElementState(visible, element.enabled, element.focused, element.item_selected, checked, element.expanded)
 
     def bounds(self, element: Any) -> Bounds | None:
-        self._count("bounds")
+        self._count("bounds", element)
         return element.bounds
 
     def is_active_window(self, element: Any) -> bool:
         self._count("is_active_window")
         return self.app.active is element
 
+    def display_text(self, element: Any, raw: str) -> tuple[str, str | None]:
+        self._count("display_text", element)
+        if not element.mnemonic:
+            return raw, None
+        out, key, i = [], None, 0
+        while i < len(raw):
+            if raw[i] == "&" and i + 1 < len(raw):
+                if raw[i + 1] != "&" and key is None:
+                    key = raw[i + 1].upper()
+                out.append(raw[i + 1])
+                i += 2
+                continue
+            out.append(raw[i])
+            i += 1
+        return "".join(out), key
+
+    def child_total(self, element: Any) -> int | None:
+        self._count("child_total", element)
+        return element.total_children
+
+    def error_identity(self, error: BaseException) -> tuple[str, str]:
+        return type(error).__name__, str(error)
+
     def is_template_part(self, element: Any) -> bool:
         self._count("is_template_part")
         return bool(element.visual_only)
 
     def text_property(self, element: Any) -> PropertyDescriptor | None:
-        self._count("text_property")
+        self._count("text_property", element)
         return element.text_prop.descriptor(element) if element.text_prop is not None else None
 
     def properties(self, element: Any) -> list[PropertyDescriptor]:
-        self._count("properties")
+        self._count("properties", element)
         return [p.descriptor(element) for p in element.props.values()]
 
     def find_property(self, element: Any, name: str) -> PropertyDescriptor | None:
@@ -425,7 +464,7 @@ class FakeAdapter:
         return prop.descriptor(element) if prop is not None else None
 
     def read_property(self, element: Any, prop: PropertyDescriptor) -> PropertyReading:
-        self._count("read_property")
+        self._count("read_property", element)
         fake: FakeProp = prop.handle
         value = fake.read(element)
         runtime = fake.runtime_type or (_RUNTIME_TYPES.get(type(value)) if value is not None else None)
@@ -733,6 +772,8 @@ class FakeObjectTable:
 
     def id_for(self, element: Any) -> str:
         self._check("id_for")
+        if isinstance(element, ItemRef):
+            return f"{self.id_for(element.owner)}.{element.index}"
         node_id = self._ids.get(element)
         if node_id is None:
             node_id = f"n{next(self._counter)}"
@@ -743,6 +784,10 @@ class FakeObjectTable:
 
     def get(self, node_id: str) -> Any | None:
         self._check("get")
+        owner_id, dot, index = node_id.rpartition(".")
+        if dot:
+            owner = self.get(owner_id) if index.isdigit() else None
+            return ItemRef(owner, int(index)) if owner is not None else None
         ref = self._by_id.get(node_id)
         return ref() if ref is not None else None
 

@@ -243,7 +243,8 @@ def test_abandoned_call_does_not_run_later(worker: UiWorker) -> None:
     assert ran == []
 
 
-def test_engine_turns_an_adapter_exception_into_a_probe_error(worker: UiWorker) -> None:
+def test_one_element_whose_naming_throws_leaves_the_rest_of_the_tree_intact(worker: UiWorker) -> None:
+    # Issue 11: one Python-defined control failed every call of the probe.
     class Broken(FakeAdapter):
         def naming(self, element):  # type: ignore[no-untyped-def]
             if element.name == "saveButton":
@@ -251,11 +252,27 @@ def test_engine_turns_an_adapter_exception_into_a_probe_error(worker: UiWorker) 
             return super().naming(element)
 
     engine = Engine(adapter=Broken(build_app()), ui=real_ui(worker), objects=FakeObjectTable())
+    tree = engine.tree(max_depth=10)
+    broken = [n for n in tree.walk() if n.error is not None]
+    assert len(broken) == 1 and tree.error_count == 1
+    assert broken[0].error.type == "RuntimeError" and broken[0].error.message == "naming exploded"
+    assert broken[0].error.reads == ["naming"]
+    assert broken[0].text == "Save"  # what could be read still is
+    names = {n.name for n in tree.walk()}
+    assert {"cancelButton", "passwordBox", "pinBox"} <= names
+    assert len(engine.session_info().dispatchers[0].windows) == 3  # the UI thread is not left blocked
+
+
+def test_engine_turns_a_whole_call_failure_into_a_probe_error(worker: UiWorker) -> None:
+    class Broken(FakeAdapter):
+        def roots(self):  # type: ignore[no-untyped-def]
+            raise RuntimeError("roots exploded")
+
+    engine = Engine(adapter=Broken(build_app()), ui=real_ui(worker), objects=FakeObjectTable())
     with pytest.raises(ProbeError) as info:
         engine.tree(max_depth=10)
     assert info.value.detail["exceptionType"] == "RuntimeError"
-    assert info.value.detail["exceptionMessage"] == "naming exploded"
-    assert len(engine.session_info().dispatchers[0].windows) == 3  # the UI thread is not left blocked
+    assert info.value.detail["exceptionMessage"] == "roots exploded"
 
 
 def test_fake_ui_thread_times_out_as_dispatcher_busy(fake: Harness) -> None:

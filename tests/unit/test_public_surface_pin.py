@@ -19,6 +19,7 @@ WPFPROBE_ALL = [
     "BindingErrorInfo",
     "BindingInfo",
     "DiagnosticsPage",
+    "ElementError",
     "ElementInfo",
     "Finding",
     "ErrorCode",

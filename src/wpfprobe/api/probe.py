@@ -281,7 +281,7 @@ class Locator:
         *,
         filter: str | None = None,  # noqa: A002 - mirrors the MCP tool
         category: str | None = None,
-        include_defaults: bool = False,
+        include_defaults: bool | None = None,
         cursor: str | None = None,
         take: int = 100,
     ) -> Page[Property]:

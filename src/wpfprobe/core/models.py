@@ -39,8 +39,28 @@ class Rect(_Dto):
     height: int
 
 
+class ElementError(_Dto):
+    """A read that failed for one element or one property; the rest of the answer stands.
+
+    ``reads`` names what could not be read for an element (``naming``, ``state``,
+    ``text``, ``children``, ``bounds``...): those fields hold defaults. ``type``
+    and ``message`` are the first failure's (a .NET exception's full type name,
+    or a Python exception's).
+    """
+
+    type: str
+    message: str
+    reads: list[str] | None = None
+
+
 class Node(_Dto):
-    """One element as plain data. ``locator`` re-finds it later."""
+    """One element as plain data. ``locator`` re-finds it later.
+
+    ``text`` is what the user reads (access-key markers removed, ``access_key``
+    the key); ``selected``, ``checked`` and ``expanded`` are there where they
+    apply; ``total_count`` is the number of children in all when only some are
+    listed (a grid's rows in view); ``error`` says which reads failed.
+    """
 
     node_id: str
     type: str
@@ -48,12 +68,18 @@ class Node(_Dto):
     name: str | None = None
     automation_id: str | None = None
     text: str | None = None
+    access_key: str | None = None
     visible: bool
     enabled: bool
     focused: bool = False
+    selected: bool | None = None
+    checked: bool | None = None
+    expanded: bool | None = None
     child_count: int
+    total_count: int | None = None
     locator: str
     properties: dict[str, PlainValue] | None = None
+    error: ElementError | None = None
     children: list[Node] | None = None
     children_truncated: bool | None = None
 
@@ -83,6 +109,8 @@ class Tree(_Dto):
     tree_type: Literal["visual", "logical"]
     truncated: bool
     returned_node_count: int
+    #: Nodes with an ``error`` (a read that failed for them alone); absent when none.
+    error_count: int | None = None
 
     def _repr_html_(self) -> str:
         note = " (truncated at the node cap)" if self.truncated else ""
@@ -108,6 +136,9 @@ class Page(_Dto, Generic[T]):
     total_count: int
     has_more: bool
     stale: bool = False
+    #: Items of this page with an ``error`` (a node or property that could not be read in full);
+    #: absent when none, so a healthy page has the shape SPEC 3 gives.
+    error_count: int | None = None
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<li>{html.escape(_short(i))}</li>" for i in self.items)
@@ -127,6 +158,8 @@ class Property(_Dto):
     binding_error: str | None = None
     is_read_only: bool
     is_redacted: bool
+    #: The getter threw: ``value`` is None and ``value_source`` "error".
+    error: ElementError | None = None
 
 
 class Ancestor(Node):
@@ -174,6 +207,9 @@ class FindResults(_Dto):
     results: list[FindResult]
     total_scanned: int
     truncated: bool
+    #: Elements the search met whose reads failed (each is skipped or returned with its ``error``);
+    #: absent when none.
+    error_count: int | None = None
 
 
 class PropertyCondition(_Dto):

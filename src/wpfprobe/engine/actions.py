@@ -463,7 +463,7 @@ def _hop(engine: EngineBase) -> Hop:
 
 
 def _state(h: Hop, el: Any) -> dict[str, Any]:
-    base = h.adapter.state(el)
+    base = h.state_of(el)
     extra = h.adapter.action_state(el)
     state: dict[str, Any] = {
         "text": h.text(el),
@@ -484,7 +484,7 @@ def _windows(h: Hop) -> dict[str, dict[str, Any]]:
         if not node["visible"]:
             continue
         node["title"] = node.get("text")
-        bounds = h.adapter.bounds(w)
+        bounds = h.bounds_of(w)
         if bounds is not None:
             node["bounds"] = {"x": bounds.x, "y": bounds.y, "width": bounds.width, "height": bounds.height}
         node["active"] = h.adapter.is_active_window(w)
@@ -493,7 +493,7 @@ def _windows(h: Hop) -> dict[str, dict[str, Any]]:
 
 
 def _not_interactable(h: Hop, el: Any, kind: ActionKind, blocker: Blocker) -> ElementNotInteractableError:
-    naming = h.adapter.naming(el)
+    naming = h.naming_of(el)
     described = f"{naming.type_name}#{naming.name}" if naming.name else naming.type_name
     detail: dict[str, Any] = {"reason": blocker.reason, "action": kind, "nodeId": h.id(el)}
     if blocker.by is not None:
@@ -577,7 +577,7 @@ def _condition_test(
             return False, "<not found>", None
         except LocatorAmbiguousError:
             raise
-        state = h.adapter.state(el)
+        state = h.state_of(el)
         observed: PlainValue
         if condition in ("visible", "hidden"):
             observed = state.visible
@@ -598,7 +598,7 @@ def _condition_test(
             found_prop = h.adapter.find_property(el, prop)
             if found_prop is None:
                 raise PropertyNotFoundError(
-                    f"{h.adapter.naming(el).type_name} has no property {prop!r}.",
+                    f"{h.naming_of(el).type_name} has no property {prop!r}.",
                     suggestion="List its properties with wpf_get_properties (includeDefaults=true).",
                     detail={"property": prop},
                 )

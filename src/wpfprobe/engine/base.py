@@ -100,8 +100,12 @@ class EngineBase:
             next_cursor = self.cursors.cursor_for(resumed.snapshot_id, end, kind, scope) if end < total else None
             return Page[model](  # type: ignore[valid-type]
                 items=[model.model_validate(i) for i in items],
-                next_cursor=next_cursor, total_count=total, has_more=next_cursor is not None, stale=False,
-            )  # fmt: skip
+                next_cursor=next_cursor,
+                total_count=total,
+                has_more=next_cursor is not None,
+                stale=False,
+                error_count=_errors(items),
+            )
 
         def read_first(h: Hop) -> tuple[list[str], list[dict[str, Any]]]:
             pairs = list_all(h)
@@ -117,9 +121,17 @@ class EngineBase:
         next_cursor = self.cursors.cursor_for(sid, take, kind, scope) if take < len(keys_all) else None
         return Page[model](  # type: ignore[valid-type]
             items=[model.model_validate(i) for i in items],
-            next_cursor=next_cursor, total_count=len(keys_all), has_more=next_cursor is not None,
+            next_cursor=next_cursor,
+            total_count=len(keys_all),
+            has_more=next_cursor is not None,
             stale=resumed is not None,
-        )  # fmt: skip
+            error_count=_errors(items),
+        )
+
+
+def _errors(items: list[dict[str, Any]]) -> int | None:
+    """Items of a page that carry an ``error`` (a node or a property that could not be read in full)."""
+    return sum(1 for item in items if item.get("error")) or None
 
 
 def default_app_name() -> str:

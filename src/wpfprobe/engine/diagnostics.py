@@ -22,7 +22,8 @@ import json
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from functools import partial
+from typing import Any, TypeVar, get_args
 
 from wpfprobe.core.errors import InvalidArgumentError, NodeNotFoundError
 from wpfprobe.core.models import DiagnosticsPage, Finding, FindingLevel
@@ -32,6 +33,8 @@ from wpfprobe.engine.cursors import check_take
 from wpfprobe.engine.hop import Hop
 from wpfprobe.engine.locators import format_ident
 from wpfprobe.engine.target import Target
+
+T = TypeVar("T")
 
 #: Severity order: a page lists the most severe first.
 LEVELS: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
@@ -621,7 +624,7 @@ def collect(
     else:
         el = h.resolve(target)
         top = el
-        while (up := h.adapter.parent(top, "visual")) is not None:
+        while (up := h.parent_of(top, "visual")) is not None:
             top = up
         roots, keep = [top], el
     items = walk(h, roots, facts=any(p.needs_facts for p in providers))
@@ -642,29 +645,33 @@ def collect(
 
 
 def walk(h: Hop, roots: list[Any], *, facts: bool) -> list[Item]:
-    """Every element under ``roots`` in pre-order (the visual tree), with its facts."""
+    """Every element under ``roots`` in pre-order (the visual tree), with its facts.
+
+    An element whose facts cannot be read is judged on what could be (a fault
+    is recorded against it), so one broken control does not hide the rest.
+    """
     adapter = h.adapter
     memo: dict[Any, Any] = {}  # the adapter's, for this walk
     items: list[Item] = []
     stack: list[tuple[Any, int | None]] = [(r, None) for r in reversed(roots)]
     while stack:
         el, parent = stack.pop()
-        state = adapter.state(el)
+        state = h.state_of(el)
         item = Item(
             el=el,
             index=len(items),
             parent=parent,
-            naming=adapter.naming(el),
+            naming=h.naming_of(el),
             visible=state.visible,
             enabled=state.enabled,
-            template_part=adapter.is_template_part(el),
-            facts=adapter.diagnostic_facts(el, memo) if facts else _NO_FACTS,
+            template_part=_safe(h, el, "templatePart", partial(adapter.is_template_part, el), False),
+            facts=_safe(h, el, "facts", partial(adapter.diagnostic_facts, el, memo), _NO_FACTS) if facts else _NO_FACTS,
             children=[],
         )
         items.append(item)
         if parent is not None:
             items[parent].children.append(item.index)
-        kids = adapter.children(el, "visual")
+        kids = h.children_of(el, "visual")
         stack.extend((k, item.index) for k in reversed(kids))
     for item in reversed(items):
         item.end = items[item.children[-1]].end if item.children else item.index + 1
@@ -672,6 +679,14 @@ def walk(h: Hop, roots: list[Any], *, facts: bool) -> list[Item]:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _safe(h: Hop, el: Any, read: str, fn: Callable[[], T], default: T) -> T:
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - one element's failure is recorded, not raised
+        h.fault(el, read, exc)
+        return default
 
 
 def _is_zero(b: Bounds | None) -> bool:

@@ -38,7 +38,7 @@ from wpfprobe.engine.base import process_name
 from wpfprobe.engine.checks import MAX_DEPTH, MAX_RESULTS, check_int, check_property_names, check_tree_type
 from wpfprobe.engine.cursors import check_take
 from wpfprobe.engine.diagnostics import run_diagnostics
-from wpfprobe.engine.hop import Hop, rect
+from wpfprobe.engine.hop import Hop, count_errors, rect
 from wpfprobe.engine.locators import Compound, parse_locator
 from wpfprobe.engine.matching import criteria_compound
 from wpfprobe.engine.reading import is_interesting
@@ -93,7 +93,7 @@ class Engine(WhyQueries):
                 node = h.project(el)
                 if not include_hidden and not node["visible"]:
                     continue
-                bounds = h.adapter.bounds(el)
+                bounds = h.bounds_of(el)
                 node["title"] = node.get("text")
                 node["bounds"] = rect(bounds)
                 node["active"] = h.adapter.is_active_window(el)
@@ -120,7 +120,13 @@ class Engine(WhyQueries):
             return h.snapshot(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap)
 
         root, truncated, count = self.hop(read)
-        return Tree(root=Node.model_validate(root), tree_type=tree_type, truncated=truncated, returned_node_count=count)
+        return Tree(
+            root=Node.model_validate(root),
+            tree_type=tree_type,
+            truncated=truncated,
+            returned_node_count=count,
+            error_count=count_errors(root) or None,
+        )
 
     def children(
         self,
@@ -137,7 +143,7 @@ class Engine(WhyQueries):
         def list_all(h: Hop) -> list[Any]:
             if node_id is None:
                 return h.adapter.roots()
-            return h.adapter.children(h.node(node_id), tree_type)
+            return h.children_of(h.node(node_id), tree_type)
 
         return self.paged(
             kind="children",
@@ -156,12 +162,12 @@ class Engine(WhyQueries):
         def read(h: Hop) -> list[dict[str, Any]]:
             el = h.resolve(target)
             out: list[dict[str, Any]] = []
-            parent = h.adapter.parent(el, "visual")
+            parent = h.parent_of(el, "visual")
             while parent is not None and (max_levels is None or len(out) < max_levels):
                 node = h.project(parent)
                 node["dataContextType"] = h.adapter.data_context_type(parent)
                 out.append(node)
-                parent = h.adapter.parent(parent, "visual")
+                parent = h.parent_of(parent, "visual")
             return out
 
         return [Ancestor.model_validate(d) for d in self.hop(read)]
@@ -195,7 +201,12 @@ class Engine(WhyQueries):
             results = [
                 {"node": h.project(el, tree_type=tree_type), "path": h.path_of(el)} for el in matches[:max_results]
             ]
-            return {"results": results, "totalScanned": h.scanned, "truncated": len(matches) > max_results}
+            return {
+                "results": results,
+                "totalScanned": h.scanned,
+                "truncated": len(matches) > max_results,
+                "errorCount": len(h.faults) or None,
+            }
 
         return FindResults.model_validate(self.hop(read))
 
@@ -213,13 +224,13 @@ class Engine(WhyQueries):
         def read(h: Hop) -> dict[str, Any]:
             el = h.resolve(target)
             node = h.project(el)
-            parent = h.adapter.parent(el, "visual")
+            parent = h.parent_of(el, "visual")
             return {
                 "node": node,
                 "path": h.path_of(el),
                 "locator": node["locator"],
                 "parent": h.project(parent) if parent is not None else None,
-                "bounds": rect(h.adapter.bounds(el)),
+                "bounds": rect(h.bounds_of(el)),
                 "dataContextType": h.adapter.data_context_type(el),
                 "bindingErrorCount": h.adapter.binding_error_count(el),
             }
@@ -232,7 +243,7 @@ class Engine(WhyQueries):
         *,
         filter: str | None = None,  # noqa: A002 - the tool's argument name
         category: str | None = None,
-        include_defaults: bool = False,
+        include_defaults: bool | None = None,
         cursor: str | None = None,
         take: int = 100,
     ) -> Page[Property]:
@@ -240,7 +251,10 @@ class Engine(WhyQueries):
         for label, value in (("filter", filter), ("category", category)):
             if value is not None and (not isinstance(value, str) or len(value) > 200):
                 raise InvalidArgumentError(f"{label} must be a string of at most 200 characters.")
-        scope = f"props:{target.describe()}:{filter or ''}:{category or ''}:{int(bool(include_defaults))}"
+        # A property asked for by name is shown at its default too: "(0 of 0)" would read
+        # as if it did not exist (issue 11). Without a filter, defaults are left out.
+        defaults = bool(filter) if include_defaults is None else bool(include_defaults)
+        scope = f"props:{target.describe()}:{filter or ''}:{category or ''}:{int(defaults)}"
 
         def list_all(h: Hop) -> list[tuple[str, Any]]:
             el = h.resolve(target)
@@ -251,7 +265,7 @@ class Engine(WhyQueries):
                 if category and (prop.category or "").lower() != category.lower():
                     continue
                 row = h.read_property_row(el, prop)
-                if not include_defaults and not is_interesting(row):
+                if not defaults and not is_interesting(row):
                     continue
                 rows.append((prop.name, row))
             return rows
@@ -279,7 +293,7 @@ class Engine(WhyQueries):
             prop = h.adapter.find_property(el, name)
             if prop is None:
                 raise PropertyNotFoundError(
-                    f"{h.adapter.naming(el).type_name} has no property {name!r}.",
+                    f"{h.naming_of(el).type_name} has no property {name!r}.",
                     suggestion="List the element's properties with wpf_get_properties (includeDefaults=true).",
                     detail={"property": name},
                 )

@@ -25,30 +25,48 @@ class Hop(Resolver):
         props: Sequence[str] = (),
         kids: list[Any] | None = None,
     ) -> dict[str, Any]:
-        naming = self.adapter.naming(el)
-        state = self.adapter.state(el)
+        naming = self.naming_of(el)
+        state = self.state_of(el)
         if kids is None:
-            kids = self.adapter.children(el, tree_type)
+            kids = self.children_of(el, tree_type)
+        node_id = self.id(el)
+        text, access_key = self.text_and_key(el)
         node: dict[str, Any] = {
-            "nodeId": self.id(el),
+            "nodeId": node_id,
             "type": naming.type_name,
             "typeName": naming.full_type_name,
             "name": naming.name,
             "automationId": naming.automation_id,
-            "text": self.text(el),
+            "text": text,
+            "accessKey": access_key,
             "visible": state.visible,
             "enabled": state.enabled,
             "focused": state.focused,
+            "selected": state.selected,
+            "checked": state.checked,
+            "expanded": state.expanded,
             "childCount": len(kids),
+            "totalCount": self.child_total_of(el),
             "locator": locator if locator is not None else self.locator_of(el),
         }
         if props:
             values: dict[str, PlainValue] = {}
             for pname in props:
                 prop = self.adapter.find_property(el, pname)
-                if prop is not None:
-                    values[prop.name] = REDACTED if self.redactor.is_redacted(prop) else self.read_value(el, prop)
+                if prop is None:
+                    continue
+                if self.redactor.is_redacted(prop):
+                    values[prop.name] = REDACTED
+                    continue
+                try:
+                    values[prop.name] = self.read_value(el, prop)
+                except Exception as exc:  # noqa: BLE001 - one property's getter failing costs one value
+                    self.fault(el, f"property {prop.name}", exc)
+                    values[prop.name] = None
             node["properties"] = values
+        error = self.error_of(node_id)
+        if error is not None:
+            node["error"] = error
         return node
 
     def snapshot(
@@ -57,7 +75,7 @@ class Hop(Resolver):
         """Breadth first, so the node cap cuts whole levels, not one deep branch."""
         use_paths = tree_type == "visual"
         root_loc = self.locator_parts(root)
-        root_kids = self.adapter.children(root, tree_type)
+        root_kids = self.children_of(root, tree_type)
         root_node = self.project(root, tree_type=tree_type, locator=root_loc.locator, props=props, kids=root_kids)
         count, truncated = 1, False
         queue: deque[tuple[dict[str, Any], list[Any], int, Loc]] = deque([(root_node, root_kids, 0, root_loc)])
@@ -76,11 +94,11 @@ class Hop(Resolver):
                     node["childrenTruncated"] = True
                     truncated = True
                     break
-                naming = self.adapter.naming(kid)
+                naming = self.naming_of(kid)
                 t = naming.type_name.lower()
                 kid_loc = self.child_loc(loc, naming, per_type[t]) if use_paths else self.locator_parts(kid)
                 per_type[t] += 1
-                grand = self.adapter.children(kid, tree_type)
+                grand = self.children_of(kid, tree_type)
                 child = self.project(kid, tree_type=tree_type, locator=kid_loc.locator, props=props, kids=grand)
                 children.append(child)
                 count += 1
@@ -93,3 +111,13 @@ def rect(bounds: Any) -> Rect | None:
     if bounds is None:
         return None
     return Rect(x=bounds.x, y=bounds.y, width=bounds.width, height=bounds.height)
+
+
+def count_errors(node: dict[str, Any]) -> int:
+    """Nodes of a projected tree (or one node) that carry an ``error``."""
+    total, stack = 0, [node]
+    while stack:
+        current = stack.pop()
+        total += "error" in current
+        stack.extend(current.get("children") or ())
+    return total

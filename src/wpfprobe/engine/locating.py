@@ -48,10 +48,10 @@ class Locating(Reader):
             stack = list(self.adapter.roots())
             while stack:
                 el = stack.pop()
-                n = self.adapter.naming(el)
+                n = self.naming_of(el)
                 for key in {n.name, n.automation_id} - {None, ""}:
                     counts[(n.type_name.lower(), key)] += 1  # type: ignore[index]
-                stack.extend(self.adapter.children(el, "visual"))
+                stack.extend(self.children_of(el, "visual"))
             self._census = counts
             self.engine.census_cache = (time.monotonic(), counts)
         return self._census
@@ -84,7 +84,7 @@ class Locating(Reader):
         if known is not None:
             return known
         chain, ids = [el], [node_id]
-        parent = self.adapter.parent(el, "visual")
+        parent = self.parent_of(el, "visual")
         while parent is not None:
             parent_id = self.id(parent)
             known = self._locs.get(parent_id)
@@ -92,12 +92,12 @@ class Locating(Reader):
                 break
             chain.append(parent)
             ids.append(parent_id)
-            parent = self.adapter.parent(parent, "visual")
+            parent = self.parent_of(parent, "visual")
         chain.reverse()
         ids.reverse()
         loc = known
         for element, element_id in zip(chain, ids, strict=False):
-            naming = self.adapter.naming(element)
+            naming = self.naming_of(element)
             index = self._index_among_siblings(parent, element_id, naming)
             if loc is None:  # a top-level window: its index is among the roots
                 seg = format_segment(naming.type_name, index=index)
@@ -115,11 +115,11 @@ class Locating(Reader):
         key = self.id(parent) if parent is not None else ""
         table = self._sibling_indexes.get(key)
         if table is None:
-            pool = self.adapter.roots() if parent is None else self.adapter.children(parent, "visual")
+            pool = self.adapter.roots() if parent is None else self.children_of(parent, "visual")
             seen: Counter[str] = Counter()
             table = {}
             for sibling in pool:
-                kind = self.adapter.naming(sibling).type_name.lower()
+                kind = self.naming_of(sibling).type_name.lower()
                 table[self.id(sibling)] = seen[kind]
                 seen[kind] += 1
             self._sibling_indexes[key] = table

@@ -56,7 +56,7 @@ class Resolver(Locating):
                 # Each further locator searches inside the one element found so far.
                 parent = self._one(matches, " >> ".join(target.locators[: i + 1]))
                 matches = self.evaluate(
-                    parse_locator(text), self.adapter.children(parent, "visual"), tree_type="visual", anchored=parent
+                    parse_locator(text), self.children_of(parent, "visual"), tree_type="visual", anchored=parent
                 )
         if target.nth is not None:
             try:
@@ -79,7 +79,7 @@ class Resolver(Locating):
                 seen: list[Any] = []
                 for cand in matches:
                     pool = (
-                        self.adapter.children(cand, tree_type)
+                        self.children_of(cand, tree_type)
                         if combinator == ">"
                         else list(self.descendants(cand, tree_type))
                     )
@@ -102,12 +102,12 @@ class Resolver(Locating):
             elif len(current) > 1:
                 return current  # ambiguous: resolve() reports the candidates
         else:
-            pool = scope if not relative else self.adapter.children(scope[0], "visual")
+            pool = scope if not relative else self.children_of(scope[0], "visual")
             current = self._segment_pick(pool, first)
         for seg in rest:
             if len(current) != 1:
                 return []
-            current = self._segment_pick(self.adapter.children(current[0], "visual"), seg)
+            current = self._segment_pick(self.children_of(current[0], "visual"), seg)
         return current
 
     def _segment_pick(self, pool: list[Any], seg: Any) -> list[Any]:
@@ -132,23 +132,23 @@ class Resolver(Locating):
             el = stack.pop()
             self.scanned += 1
             yield el
-            stack.extend(reversed(self.adapter.children(el, tree_type)))
+            stack.extend(reversed(self.children_of(el, tree_type)))
 
     def descendants(self, el: Any, tree_type: TreeType) -> Iterator[Any]:
-        it = self.walk(self.adapter.children(el, tree_type), tree_type)
+        it = self.walk(self.children_of(el, tree_type), tree_type)
         yield from it
 
     def matches(self, el: Any, c: Compound) -> bool:
         naming: Naming | None = None
         if c.type_name is not None or c.ident is not None:
-            naming = self.adapter.naming(el)
+            naming = self.naming_of(el)
             if c.type_name is not None:
                 wanted = c.type_name.lower()
                 if naming.type_name.lower() != wanted and naming.full_type_name.lower() != wanted:
                     return False
             if c.ident is not None and c.ident not in (naming.name, naming.automation_id):
                 return False
-        if c.visible_only and not self.adapter.state(el).visible:
+        if c.visible_only and not self.state_of(el).visible:
             return False
         if c.type_name is None and c.ident is None and tests_text(c) and self.adapter.is_template_part(el):
             return False  # the text belongs to the templated control, which matches itself

@@ -32,7 +32,7 @@ def require_property(h: Hop, el: Any, name: str) -> PropertyDescriptor:
     prop = h.adapter.find_property(el, name)
     if prop is None:
         raise PropertyNotFoundError(
-            f"{h.adapter.naming(el).type_name} has no property {name!r}.",
+            f"{h.naming_of(el).type_name} has no property {name!r}.",
             suggestion="List the element's properties with wpf_get_properties (includeDefaults=true).",
             detail={"property": name},
         )

@@ -36,6 +36,9 @@ from wpfprobe.engine.locators import format_ident
 
 MAX_TEXT = 40
 MAX_LOCATOR = 32
+#: Children listed under one node in a text tree; the rest are one "+N more" line (a list of
+#: thousands of items stays readable; the structured content still has every node returned).
+MAX_CHILDREN_SHOWN = 25
 
 
 def _clip(text: str, limit: int) -> str:
@@ -54,14 +57,26 @@ def node_line(node: Node) -> str:
     parts = [node.node_id, head]
     if node.text and node.text != ident:
         parts.append(_quoted(node.text))
+    if node.access_key:
+        parts.append(f"key={node.access_key}")
     if not node.visible:
         parts.append("hidden")
     if not node.enabled:
         parts.append("disabled")
     if node.focused:
         parts.append("focused")
+    if node.selected:
+        parts.append("selected")
+    if node.checked is not None:
+        parts.append("checked" if node.checked else "unchecked")
+    if node.expanded is not None:
+        parts.append("expanded" if node.expanded else "collapsed")
     if node.child_count and not node.children:
         parts.append(f"+{node.child_count}")
+    if node.total_count is not None and node.total_count > node.child_count:
+        parts.append(f"of={node.total_count}")
+    if node.error is not None:
+        parts.append(f"!{node.error.type.rsplit('.', 1)[-1]}({','.join(node.error.reads or [])})")
     if node.locator != head and len(node.locator) <= MAX_LOCATOR:
         parts.append("@" + node.locator)
     if node.properties:
@@ -74,13 +89,18 @@ def tree_text(tree: Tree) -> str:
 
     def walk(node: Node, depth: int) -> None:
         lines.append(" " * depth + node_line(node))
-        for child in node.children or []:
+        children = node.children or []
+        for child in children[:MAX_CHILDREN_SHOWN]:
             walk(child, depth + 1)
+        if len(children) > MAX_CHILDREN_SHOWN:
+            lines.append(" " * (depth + 1) + f"+{len(children) - MAX_CHILDREN_SHOWN} more")
 
     walk(tree.root, 0)
     footer = f"{tree.returned_node_count} nodes, {tree.tree_type} tree"
     if tree.truncated:
         footer += ", truncated at the node cap"
+    if tree.error_count:
+        footer += f", {tree.error_count} with read errors"
     return "\n".join([*lines, f"({footer})"])
 
 
@@ -105,6 +125,8 @@ def page_footer(page: Page[object]) -> str:
         footer += f"; more with cursor={page.next_cursor}"
     if page.stale:
         footer += "; the cursor had expired: this is a fresh first page"
+    if page.error_count:
+        footer += f"; {page.error_count} with read errors"
     return footer + ")"
 
 
@@ -122,6 +144,8 @@ def property_line(prop: Property) -> str:
     line += ")"
     if prop.binding_error:
         line += f" binding error: {prop.binding_error}"
+    if prop.error is not None:
+        line += f" read error: {prop.error.type}: {prop.error.message}"
     return line
 
 
@@ -142,6 +166,8 @@ def ancestors_text(ancestors: list[Ancestor]) -> str:
 def find_text(found: FindResults) -> str:
     lines = [f"{node_line(r.node)}  path={r.path}" for r in found.results]
     footer = f"({len(found.results)} found, {found.total_scanned} scanned"
+    if found.error_count:
+        footer += f", {found.error_count} with read errors"
     footer += ", more matches not shown: raise maxResults or narrow the query)" if found.truncated else ")"
     return "\n".join([*lines, footer])
 

@@ -123,7 +123,11 @@ class FindArgs(_Args):
 class PropertiesArgs(_TargetArgs):
     filter: str | None = Field(default=None, max_length=200, description="Substring of the property name.")
     category: str | None = Field(default=None, max_length=200)
-    include_defaults: bool = Field(default=False, alias="includeDefaults")
+    include_defaults: bool | None = Field(
+        default=None,
+        alias="includeDefaults",
+        description="Also list properties at their default value. Default: only when filter names some.",
+    )
     cursor: CursorArg = None
     take: int = Field(default=100, ge=1, le=200)
 

@@ -63,6 +63,8 @@ def find_app(*, shown: bool = False) -> Any:
 def connect(app: Any, *, timeout: float) -> tuple[Any, Any, ToolkitName]:
     """(adapter, UiThread, toolkit name) for ``app``."""
     kind = toolkit_of(app)
+    adapter: Any
+    ui: Any
     if kind == "winforms":
         from wpfprobe_clr.toolkits.winforms import connect as connect_winforms  # noqa: PLC0415
 

@@ -37,6 +37,7 @@ from wpfprobe.core.protocol import (
     TriggerDescription,
     Unsupported,
 )
+from wpfprobe_clr._ui_thread import exception_identity
 from wpfprobe_clr.toolkits.winforms import (
     actions,
     bindings,
@@ -91,6 +92,15 @@ class WinFormsAdapter:
 
     def is_template_part(self, element: Any) -> bool:
         return False  # WinForms has no templates: every control is the app's own
+
+    def display_text(self, element: Any, raw: str) -> tuple[str, str | None]:
+        return properties.display_text(element, raw)
+
+    def child_total(self, element: Any) -> int | None:
+        return None  # every child is listed
+
+    def error_identity(self, error: BaseException) -> tuple[str, str]:
+        return exception_identity(error)
 
     def on_ui_exit(self, callback: Any) -> None:
         ui_loop.on_ui_exit(callback)

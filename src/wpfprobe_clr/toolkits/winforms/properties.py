@@ -15,14 +15,14 @@ from typing import Any
 from System import ArgumentException
 from System.ComponentModel import TypeDescriptor
 from System.Reflection import TargetInvocationException
-from System.Windows.Forms import Control, ToolStripItem
+from System.Windows.Forms import ButtonBase, Control, GroupBox, Label, ToolStripItem
 
 from wpfprobe.core.convert import Converted, EnumSpec, conversion_error
 from wpfprobe.core.errors import PropertyReadOnlyError
 from wpfprobe.core.protocol import PropertyDescriptor, PropertyReading
 from wpfprobe_clr._build import build_value, enum_spec_of
-from wpfprobe_clr._ui_thread import exception_identity
 from wpfprobe_clr._values import to_plain, type_full_name
+from wpfprobe_clr.toolkits._access_keys import strip_access_key
 from wpfprobe_clr.toolkits.winforms.bindings import binding_errors, binding_for
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu, is_password_box
 from wpfprobe_clr.toolkits.winforms.values import plain
@@ -31,6 +31,16 @@ from wpfprobe_clr.toolkits.winforms.values import plain
 _PASSWORD_BOX_SECRETS = frozenset({"Text", "Lines", "SelectedText"})
 #: The handle of Text's descriptor on the fast path: read the getter, not TypeDescriptor.
 _TEXT_FAST = object()
+
+
+def display_text(element: Any, raw: str) -> tuple[str, str | None]:
+    """Captions that process mnemonics read without their "&": "Save &As" is "Save As", key A."""
+    if isinstance(element, (ButtonBase, Label)):
+        # UseMnemonic false draws the "&" as it is.
+        return strip_access_key(raw, "&") if bool(element.UseMnemonic) else (raw, None)
+    if isinstance(element, (ToolStripItem, GroupBox)) or is_menu(element):
+        return strip_access_key(raw, "&")
+    return raw, None
 
 
 def text_property(element: Any) -> PropertyDescriptor | None:
@@ -62,11 +72,8 @@ def read_property(element: Any, prop: PropertyDescriptor) -> PropertyReading:
         text = element.Text
         return PropertyReading(to_plain(text), "System.String", "local" if text else "default", bool(text), False)
     pd = prop.handle
-    try:
-        raw = pd.GetValue(element)
-    except Exception as exc:  # noqa: BLE001 - one failing getter must not fail the page
-        kind, message = exception_identity(exc)
-        return PropertyReading(f"<{kind}: {message}>"[:256], None, "error", False, False)
+    # A getter that throws propagates: the engine turns it into this one row's error.
+    raw = pd.GetValue(element)
     binding = binding_for(element, prop.name)
     if binding is not None:
         errors = [r for r in binding_errors(element) if (r.property_name or "").lower() == prop.name.lower()]

@@ -21,6 +21,7 @@ from System.ComponentModel import PropertyDescriptorCollection, TypeDescriptor
 from wpfprobe.core.protocol import PlainValue, PropertyDescriptor, PropertyReading
 from wpfprobe_clr._ui_thread import exception_identity
 from wpfprobe_clr._values import to_plain, type_full_name
+from wpfprobe_clr.toolkits._access_keys import strip_access_key
 from wpfprobe_clr.toolkits.wpf._binding_trace import _binding_error
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._tree import _TreeAdapter
@@ -45,10 +46,13 @@ if _WPF_LOAD_ERROR is None:
         ContentControl,
         HeaderedContentControl,
         HeaderedItemsControl,
+        Label,
+        MenuItem,
         PasswordBox,
         TextBlock,
         TextBox,
     )
+    from System.Windows.Controls.Primitives import ButtonBase
     from System.Windows.Data import BindingBase, BindingOperations
     from System.Windows.Media import Color, SolidColorBrush, Visual
     from System.Windows.Media.Media3D import Visual3D
@@ -121,6 +125,18 @@ class _PropertyHandle:
 
 class _PropertiesMixin(_TreeAdapter):
     """The property methods of WpfAdapter."""
+
+    def display_text(self, element: Any, raw: str) -> tuple[str, str | None]:
+        # These show a string caption through an AccessText, which reads "_" as the key marker.
+        if isinstance(element, (ButtonBase, Label, MenuItem, HeaderedContentControl)):
+            return strip_access_key(raw, "_")
+        return raw, None
+
+    def child_total(self, element: Any) -> int | None:
+        return None  # every child the trees give is listed
+
+    def error_identity(self, error: BaseException) -> tuple[str, str]:
+        return exception_identity(error)
 
     def text_property(self, element: Any) -> PropertyDescriptor | None:
         if isinstance(element, PasswordBox):
