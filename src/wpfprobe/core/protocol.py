@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 if TYPE_CHECKING:
-    from wpfprobe.core.convert import Converted, EnumSpec
+    from wpfprobe.core.convert.values import Converted, EnumSpec
 
 TreeType = Literal["visual", "logical"]
 Toolkit = Literal["wpf", "winforms"]
