@@ -42,7 +42,7 @@ from wpfprobe.core.models import ActionResult, ActionState, AppError, Node, SetP
 from wpfprobe.core.redaction import REDACTED
 
 if TYPE_CHECKING:
-    from wpfprobe.audit._log import AuditLog
+    from wpfprobe.audit._writer import AuditLog
     from wpfprobe.engine.engine import Engine, Target, _Hop
 
 _log = logging.getLogger("wpfprobe.actions")
@@ -401,7 +401,9 @@ class Driver:
             return None
         with self._audit_lock:
             if self._audit is None:
-                from wpfprobe.audit._log import AuditLog, default_log_path, load_or_create_key  # noqa: PLC0415
+                from wpfprobe.audit._files import default_log_path  # noqa: PLC0415
+                from wpfprobe.audit._key import load_or_create_key  # noqa: PLC0415
+                from wpfprobe.audit._writer import AuditLog  # noqa: PLC0415
 
                 key = load_or_create_key(settings.audit_key_file)
                 path = settings.audit_log or default_log_path(self._engine.app_name)
