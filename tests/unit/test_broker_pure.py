@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 
 from wpfprobe.broker import broker as _broker
-from wpfprobe.broker.broker import LaunchArgs, broker_ids, call_timeout, exposed_name, launch_plan, with_app_argument
+from wpfprobe.broker import wire
+from wpfprobe.broker.broker import call_timeout
+from wpfprobe.broker.launch import launch_plan
+from wpfprobe.broker.naming import broker_ids, exposed_name
+from wpfprobe.broker.wire import LaunchArgs, with_app_argument
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.mcp.manifest import Manifest
 from wpfprobe.apps.targets import slug
@@ -38,7 +42,7 @@ def test_app_is_added_to_a_schema_as_an_optional_string_without_touching_the_ori
     assert out["properties"]["app"]["type"] == "string"
     assert out["required"] == ["locator"] and out["additionalProperties"] is False
     assert "app" not in original["properties"], "the source schema is not modified"
-    assert with_app_argument({})["properties"] == {"app": _broker.APP_ARGUMENT}
+    assert with_app_argument({})["properties"] == {"app": wire.APP_ARGUMENT}
 
 
 def test_every_standard_tool_is_listed_with_app_and_its_own_arguments() -> None:
@@ -46,7 +50,7 @@ def test_every_standard_tool_is_listed_with_app_and_its_own_arguments() -> None:
 
     async def listing() -> list[Any]:
         broker = _broker.Broker(directory=Path("/nonexistent-wpfprobe-home/sessions"))
-        await broker.refresh()
+        await broker.registry.refresh()
         return await broker.list_tools()
 
     tools = asyncio.run(listing())
