@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 if TYPE_CHECKING:
+    # Only for annotations: importing convert.values runs convert/__init__, which needs Toolkit from here.
     from wpfprobe.core.convert.values import Converted, EnumSpec
 
 TreeType = Literal["visual", "logical"]

@@ -17,7 +17,9 @@ The modules, lowest first: ``values`` (what a converted value is; the adapter
 protocol imports it, so it imports nothing from the protocol), ``lexical``
 (number and list syntax, the fixed failure reasons), ``data`` (color, font and
 enum tables), ``parsers`` (one per format), ``table`` (type name to rule) and
-``parse`` (the functions below). Import from this package, not the modules.
+``parse`` (the functions below). Import from this package. The adapter protocol
+names ``values`` directly, for type checking only: importing any module of this
+package runs this file, which needs the protocol's ``Toolkit``.
 """
 
 from __future__ import annotations
