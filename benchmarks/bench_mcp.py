@@ -797,7 +797,7 @@ def run_actions(probe: Any, *, calls: int, clicks: dict[str, int], controls: int
     """Part 5: the action tools over MCP on a mutate-tier server, then the same actions called
     directly with their hops and audit appends timed; checks that every click landed and the
     audit log verifies."""
-    from wpfprobe.audit._log import verify
+    from wpfprobe.audit._verify import verify
     from wpfprobe.mcp.server import _start_http
     from wpfprobe.mcp.toolserver import build_server
 

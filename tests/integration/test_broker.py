@@ -73,7 +73,9 @@ def child_env(home: Path, display: str | None) -> dict[str, str]:
 class App:
     """One broker_app.py process."""
 
-    def __init__(self, name: str, home: Path, display: str | None, *, allow: str = "interact", custom: bool = False) -> None:
+    def __init__(
+        self, name: str, home: Path, display: str | None, *, allow: str = "interact", custom: bool = False
+    ) -> None:
         self.name = name
         self.stderr_path = home / f"{name}-{time.monotonic_ns()}.stderr"
         args = [sys.executable, str(APP_SCRIPT), "--name", name, "--allow", allow, *(["--custom"] if custom else [])]
@@ -120,7 +122,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def apps(home: Path, display: str | None) -> Iterator[dict[str, App]]:
     started: dict[str, App] = {}
     try:
-        for name, allow, custom in (("orders", "interact", True), ("stock", "read", False), ("billing", "interact", False)):
+        for name, allow, custom in (
+            ("orders", "interact", True),
+            ("stock", "read", False),
+            ("billing", "interact", False),
+        ):
             started[name] = App(name, home, display, allow=allow, custom=custom)
         yield started
     finally:
@@ -452,11 +458,18 @@ def test_stale_and_forged_manifests_are_ignored_and_never_get_the_token(
         dead = write_manifest(sessions, {**base, "appId": "dead-1", "appName": "dead", "pid": gone.pid})
         reused = write_manifest(
             sessions,
-            {**base, "appId": "reused-1", "appName": "reused", "pid": me.pid, "processStartTime": me.create_time() - 100},
+            {
+                **base,
+                "appId": "reused-1",
+                "appName": "reused",
+                "pid": me.pid,
+                "processStartTime": me.create_time() - 100,
+            },
         )
         # A live pid (this test process) with the right start time, but the url is served by another process.
         forged = write_manifest(
-            sessions, {**base, "appId": "forged-1", "appName": "forged", "pid": me.pid, "processStartTime": me.create_time()}
+            sessions,
+            {**base, "appId": "forged-1", "appName": "forged", "pid": me.pid, "processStartTime": me.create_time()},
         )
         # The url's server is the named process itself, but it is no probe.
         impostor = write_manifest(
@@ -580,7 +593,12 @@ def test_free_port_helper_is_not_a_probe() -> None:
                 "toolkit": "winforms", "runtime": "mono", "token": "t" * 43, "tier": "read",
                 "startedAt": "now", "version": "0"}  # fmt: skip
         assert owns_port(Manifest.model_validate({**base, "url": f"http://127.0.0.1:{port}/mcp"})) is True
-        assert owns_port(Manifest.model_validate({**base, "url": f"http://127.0.0.1:{port + 1 if port < 65535 else 1}/mcp"})) is False
+        assert (
+            owns_port(
+                Manifest.model_validate({**base, "url": f"http://127.0.0.1:{port + 1 if port < 65535 else 1}/mcp"})
+            )
+            is False
+        )
         assert owns_port(Manifest.model_validate({**base, "url": f"http://example.com:{port}/mcp"})) is False
         assert owns_port(Manifest.model_validate({**base, "url": f"https://127.0.0.1:{port}/mcp"})) is False
 
@@ -607,11 +625,23 @@ def test_one_broker_drives_apps_from_wpfprobe_run_wpfprobe_start_and_wpf_launch_
         for name in ("ledger", "inventory"):
             runs.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "wpfprobe", "run", "--allow", "interact", "--name", name, str(PLAIN_APP),
-                     str(controls[name])],
-                    env=env, stdin=subprocess.DEVNULL, stdout=(tmp_path / f"{name}.out").open("wb"),
+                    [
+                        sys.executable,
+                        "-m",
+                        "wpfprobe",
+                        "run",
+                        "--allow",
+                        "interact",
+                        "--name",
+                        name,
+                        str(PLAIN_APP),
+                        str(controls[name]),
+                    ],
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=(tmp_path / f"{name}.out").open("wb"),
                     stderr=subprocess.STDOUT,
-                )  # fmt: skip
+                )
             )
         started = App("console", own_home, display, custom=True)
 
@@ -680,4 +710,6 @@ def test_one_broker_drives_apps_from_wpfprobe_run_wpfprobe_start_and_wpf_launch_
                 time.sleep(0.2)
             if psutil.pid_exists(launched_pid):
                 os.kill(launched_pid, signal.SIGKILL)
-    assert [p.returncode for p in runs] == [0, 0], [(tmp_path / f"{n}.out").read_text()[-2000:] for n in ("ledger", "inventory")]
+    assert [p.returncode for p in runs] == [0, 0], [
+        (tmp_path / f"{n}.out").read_text()[-2000:] for n in ("ledger", "inventory")
+    ]

@@ -229,7 +229,7 @@ def test_enum_values_beyond_int64_keep_their_value(net: Any, emitted_enums: dict
     wide = emitted_enums["wide"]
     spec = enum_spec_of(wide)
     assert spec is not None and spec.flags
-    assert dict(zip(spec.names, spec.values)) == {"None": 0, "Low": 1, "High": 2**63, "Top": 2**64 - 1}
+    assert dict(zip(spec.names, spec.values, strict=True)) == {"None": 0, "Low": 1, "High": 2**63, "Top": 2**64 - 1}
 
     for text, n in [("High", 2**63), ("Top", 2**64 - 1), ("Low, High", 2**63 + 1), ("None", 0)]:
         built = build(text, str(wide.FullName), wide, enum=spec)
@@ -239,7 +239,7 @@ def test_enum_values_beyond_int64_keep_their_value(net: Any, emitted_enums: dict
     signed = emitted_enums["signed"]
     spec = enum_spec_of(signed)
     assert spec is not None and not spec.flags
-    assert dict(zip(spec.names, spec.values)) == {"Lowest": -(2**63), "Minus": -1, "Zero": 0}
+    assert dict(zip(spec.names, spec.values, strict=True)) == {"Lowest": -(2**63), "Minus": -1, "Zero": 0}
     for text, n in [("Lowest", -(2**63)), ("minus", -1), ("0", 0)]:
         built = build(text, str(signed.FullName), signed, enum=spec)
         assert full_name(built) == "Test.Signed"
@@ -255,7 +255,7 @@ def test_color_from_argb_and_known_color(net: Any) -> None:
     for text, argb in [("#80FF8800", (128, 255, 136, 0)), ("#102030", (255, 16, 32, 48)), ("1,2,3,4", (1, 2, 3, 4))]:
         built = build(text, "System.Drawing.Color")
         assert full_name(built) == "System.Drawing.Color"
-        assert (built.A, built.R, built.G, built.B) == argb
+        assert argb == (built.A, built.R, built.G, built.B)
         assert not built.IsKnownColor
 
     control = build("control", "System.Drawing.Color")

@@ -27,6 +27,7 @@ import pytest
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.keys import parse_keys
 from wpfprobe_clr import _os_input
+from wpfprobe_clr._os_input import x11
 
 WINDOWS = sys.platform == "win32"
 
@@ -36,6 +37,7 @@ pytestmark = pytest.mark.toolkit("winforms")
 def test_os_input_is_available_here(display: str | None) -> None:
     # ./run installs xdotool: without it these tests must fail, not skip into green.
     assert _os_input.available() is None, _os_input.available()
+
 
 DEADLINE = 5.0
 
@@ -176,7 +178,7 @@ def test_buttons_and_double_click_reach_the_control(ui: Ui) -> None:
 
 def test_a_click_from_outside_the_window_keeps_the_focus_it_gives(ui: Ui) -> None:
     # Mono gives focus back to the last focused control when the pointer enters
-    # its window; click() waits for that before pressing (_os_input.ENTER_SETTLE).
+    # its window; click() waits for that before pressing (x11.ENTER_SETTLE).
     def outside() -> Any:
         b = ui.form.Bounds
         return f"{b.Right + 40},{b.Bottom + 40}"
@@ -262,13 +264,13 @@ def test_focus_window_sends_keys_to_a_window_away_from_the_pointer(ui: Ui) -> No
 def test_what_the_keyboard_map_lacks_is_refused_and_the_app_survives(ui: Ui) -> None:
     # Xvfb's default map has no F13 and no "é"; xdotool would rebind a keycode for
     # them, and Mono's WinForms crashes (SIGSEGV) or types "~" on such a key.
-    keymap = _os_input._x_keymap(refresh=True)
+    keymap = x11._x_keymap(refresh=True)
     assert keymap is not None, "libX11 could not be read"
     ui.focus_name_box()
-    if _os_input.x_keysym_value("F13") not in keymap:
+    if x11.x_keysym_value("F13") not in keymap:
         with pytest.raises(InvalidArgumentError, match="F13"):
             _os_input.send_keys(parse_keys("F13"))
-    if _os_input.char_keysym("é") not in keymap:
+    if x11.char_keysym("é") not in keymap:
         with pytest.raises(InvalidArgumentError) as info:
             _os_input.type_text("Adé")
         assert "Adé" not in str(info.value.to_dict())

@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from wpfprobe.audit import _log as _audit
-from wpfprobe.audit._log import ENTRY_FIELDS, AuditAction, AuditEntry, AuditKeyError, AuditLog, key_id
+from wpfprobe.audit import VerifyReport, _entry, _files, _key, verify
+from wpfprobe.audit._entry import ENTRY_FIELDS, AuditAction, AuditEntry
+from wpfprobe.audit._key import AuditKeyError, key_id
+from wpfprobe.audit._writer import AuditLog
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
-from wpfprobe.audit import VerifyReport, verify
 
 KEY = bytes(range(32))
 OTHER_KEY = bytes(range(100, 132))
@@ -50,7 +51,7 @@ def check(path: Path, **kwargs: Any) -> VerifyReport:
 def forge(fields: dict[str, Any], key: bytes) -> bytes:
     """A line with a MAC computed by ``key`` over exactly these fields."""
     body = {k: v for k, v in fields.items() if k != "mac"}
-    body["mac"] = _audit._mac(key, _audit._ENTRY_DOMAIN, body)
+    body["mac"] = _entry._mac(key, _entry._ENTRY_DOMAIN, body)
     return json.dumps(body, separators=(",", ":")).encode() + b"\n"
 
 
@@ -74,7 +75,7 @@ def test_entries_hold_exactly_the_documented_fields_and_chain(log_path: Path) ->
     assert [list(e) for e in entries] == [list(ENTRY_FIELDS)] * 5
     assert [e["seq"] for e in entries] == [1, 2, 3, 4, 5]
     first = entries[0]
-    assert first["prev"] == _audit._genesis(KEY, first["app"], first["time"])
+    assert first["prev"] == _entry._genesis(KEY, first["app"], first["time"])
     for before, after in itertools.pairwise(entries):
         assert after["prev"] == before["mac"]
     assert all(e["kid"] == key_id(KEY) and e["app"] == "demo-1" and e["outcome"] == "ok" for e in entries)
@@ -104,7 +105,7 @@ def test_targets_keep_any_text_and_long_ones_are_capped(tmp_path: Path) -> None:
     with AuditLog(path, key=KEY, app_id="demo-1") as log:
         assert log.record("wpf_click", target=odd).target == odd
         long = log.record("wpf_click", target="x" * 5000).target
-    assert long is not None and long.startswith("x" * _audit.MAX_TARGET_CHARS) and long.endswith("[3000 more chars]")
+    assert long is not None and long.startswith("x" * _entry.MAX_TARGET_CHARS) and long.endswith("[3000 more chars]")
     assert path.read_bytes().isascii()
     assert check(path).ok
 
@@ -326,7 +327,7 @@ def test_json_that_is_not_an_entry_is_detected(log_path: Path) -> None:
 
 def test_a_giant_line_is_refused_without_reading_it_whole(log_path: Path) -> None:
     ls = lines(log_path)
-    ls.insert(1, b'{"x":"' + b"a" * (_audit.MAX_LINE_BYTES * 3) + b'"}\n')
+    ls.insert(1, b'{"x":"' + b"a" * (_entry.MAX_LINE_BYTES * 3) + b'"}\n')
     put(log_path, ls)
     report = check(log_path)
     assert (report.kind, report.first_bad_line) == ("bad-json", 2)
@@ -539,7 +540,7 @@ def test_eight_threads_make_one_chain(tmp_path: Path) -> None:
                 start.wait()
                 for i in range(200):
                     log.record("wpf_click", target=f"t{n}-{i}", action="invoke")
-            except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            except BaseException as exc:
                 errors.append(exc)
 
         threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
@@ -572,7 +573,7 @@ def test_two_processes_on_one_path_share_one_chain(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys
-        from wpfprobe.audit._log import AuditLog
+        from wpfprobe.audit._writer import AuditLog
         with AuditLog(sys.argv[1], key=bytes(range(32)), app_id=sys.argv[2]) as log:
             for i in range(100):
                 log.record("wpf_click", target=f"{sys.argv[2]}-{i}")
@@ -664,13 +665,13 @@ def test_app_id_and_key_are_checked(tmp_path: Path) -> None:
 
 def test_the_key_is_made_once_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WPFPROBE_HOME", str(tmp_path / "home"))
-    assert _audit.default_key_path() == tmp_path / "home" / "audit.key"
-    key = _audit.load_or_create_key()
+    assert _key.default_key_path() == tmp_path / "home" / "audit.key"
+    key = _key.load_or_create_key()
     assert len(key) == 32
-    assert _audit.load_or_create_key() == key == _audit.load_key()
+    assert _key.load_or_create_key() == key == _key.load_key()
     text = (tmp_path / "home" / "audit.key").read_text()
     assert len(text.strip()) == 64 and bytes.fromhex(text.strip()) == key
-    assert _audit.default_log_path("My App/../x") == tmp_path / "home" / "audit" / "My_App_.._x.jsonl"
+    assert _files.default_log_path("My App/../x") == tmp_path / "home" / "audit" / "My_App_.._x.jsonl"
 
 
 def test_apps_starting_together_agree_on_one_key(tmp_path: Path) -> None:
@@ -680,7 +681,7 @@ def test_apps_starting_together_agree_on_one_key(tmp_path: Path) -> None:
 
     def make() -> None:
         start.wait()
-        keys.append(_audit.load_or_create_key(path))
+        keys.append(_key.load_or_create_key(path))
 
     threads = [threading.Thread(target=make) for _ in range(8)]
     for t in threads:
@@ -696,16 +697,16 @@ def test_a_malformed_key_file_is_refused_without_echoing_it(tmp_path: Path) -> N
     path.write_text("hunter2-not-a-key\n")
     os.chmod(path, 0o600)
     with pytest.raises(AuditKeyError) as info:
-        _audit.load_key(path)
+        _key.load_key(path)
     assert "hunter2" not in str(info.value)
     with pytest.raises(AuditKeyError):
-        _audit.load_or_create_key(path)
+        _key.load_or_create_key(path)
 
 
 @posix_only
 def test_files_are_owner_only(tmp_path: Path) -> None:
     key_path = tmp_path / "home" / "audit.key"
-    key = _audit.load_or_create_key(key_path)
+    key = _key.load_or_create_key(key_path)
     path = make_log(tmp_path / "logs" / "app.jsonl", 2, key=key)
     for p in (key_path, path, path.with_name("app.jsonl.head"), path.with_name("app.jsonl.lock")):
         assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
@@ -725,10 +726,10 @@ def test_an_existing_log_is_tightened_to_owner_only(tmp_path: Path) -> None:
 @posix_only
 def test_a_key_others_can_read_is_refused_for_writing_but_read_for_verifying(tmp_path: Path) -> None:
     key_path = tmp_path / "audit.key"
-    key = _audit.load_or_create_key(key_path)
+    key = _key.load_or_create_key(key_path)
     os.chmod(key_path, 0o644)
     with pytest.raises(AuditKeyError, match="other users") as info:
-        _audit.load_or_create_key(key_path)
+        _key.load_or_create_key(key_path)
     assert "chmod 600" in info.value.suggestion
-    assert _audit.load_key(key_path) == key
-    assert not _audit.key_file_is_private(key_path)
+    assert _key.load_key(key_path) == key
+    assert not _key.key_file_is_private(key_path)

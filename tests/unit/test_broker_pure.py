@@ -10,11 +10,15 @@ from typing import Any
 
 import pytest
 
+from wpfprobe.apps.targets import slug
 from wpfprobe.broker import broker as _broker
-from wpfprobe.broker.broker import LaunchArgs, broker_ids, call_timeout, exposed_name, launch_plan, with_app_argument
+from wpfprobe.broker import wire
+from wpfprobe.broker.broker import call_timeout
+from wpfprobe.broker.launch import launch_plan
+from wpfprobe.broker.naming import broker_ids, exposed_name
+from wpfprobe.broker.wire import LaunchArgs, with_app_argument
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.mcp.manifest import Manifest
-from wpfprobe.apps.targets import slug
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -38,7 +42,7 @@ def test_app_is_added_to_a_schema_as_an_optional_string_without_touching_the_ori
     assert out["properties"]["app"]["type"] == "string"
     assert out["required"] == ["locator"] and out["additionalProperties"] is False
     assert "app" not in original["properties"], "the source schema is not modified"
-    assert with_app_argument({})["properties"] == {"app": _broker.APP_ARGUMENT}
+    assert with_app_argument({})["properties"] == {"app": wire.APP_ARGUMENT}
 
 
 def test_every_standard_tool_is_listed_with_app_and_its_own_arguments() -> None:
@@ -46,7 +50,7 @@ def test_every_standard_tool_is_listed_with_app_and_its_own_arguments() -> None:
 
     async def listing() -> list[Any]:
         broker = _broker.Broker(directory=Path("/nonexistent-wpfprobe-home/sessions"))
-        await broker.refresh()
+        await broker.registry.refresh()
         return await broker.list_tools()
 
     tools = asyncio.run(listing())
@@ -114,7 +118,9 @@ def test_call_timeouts_cover_the_tools_own_waits() -> None:
 def test_launch_takes_python_scripts_only(tmp_path: Path) -> None:
     script = tmp_path / "app.py"
     script.write_text("")
-    command, options = launch_plan(LaunchArgs.model_validate({"script": "app.py", "args": ["-x"], "cwd": str(tmp_path)}))
+    command, options = launch_plan(
+        LaunchArgs.model_validate({"script": "app.py", "args": ["-x"], "cwd": str(tmp_path)})
+    )
     assert command == [str(script.resolve()), "-x"]
     assert options["allow"] == "read" and options["cwd"] == str(tmp_path.resolve()) and options["timeout"] == 60.0
     exe = tmp_path / "tool.sh"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from wpfprobe.audit import _log as _audit
-from wpfprobe.audit._log import AuditLog
+from wpfprobe.audit import _entry, _key, _verify
+from wpfprobe.audit._writer import AuditLog
 
 posix_only = pytest.mark.skipif(sys.platform.startswith("win"), reason="POSIX permission bits")
 
@@ -24,14 +24,14 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def key_file(home: Path) -> Path:
-    _audit.load_or_create_key(home / "audit.key")
+    _key.load_or_create_key(home / "audit.key")
     return home / "audit.key"
 
 
 @pytest.fixture
 def log_path(key_file: Path, tmp_path: Path) -> Path:
     path = tmp_path / "logs" / "app.jsonl"
-    with AuditLog(path, key=_audit.load_key(key_file), app_id="demo-1") as log:
+    with AuditLog(path, key=_key.load_key(key_file), app_id="demo-1") as log:
         for i in range(42):
             log.record("wpf_click", target=f"Button#b{i}", action="invoke")
     return path
@@ -95,7 +95,7 @@ def test_json_output_is_the_report(home: Path, log_path: Path) -> None:
 
 def test_a_wrong_key_exits_1_and_says_so(home: Path, log_path: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.key"
-    _audit.load_or_create_key(other)
+    _key.load_or_create_key(other)
     out = run(home, "audit", "verify", log_path, "--key-file", other)
     assert out.returncode == 1 and out.stdout.startswith("WRONG KEY: log written with another key")
 
@@ -209,9 +209,9 @@ def test_the_docs_name_every_kind_and_exit_code() -> None:
     from typing import get_args
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "audit.md").read_text(encoding="utf-8")
-    for kind in get_args(_audit.TamperKind):
+    for kind in get_args(_verify.TamperKind):
         assert f"| `{kind}` |" in docs, kind
     for code in ("| 0 |", "| 1 |", "| 2 |"):
         assert code in docs
-    for field in _audit.ENTRY_FIELDS:
+    for field in _entry.ENTRY_FIELDS:
         assert f"| `{field}` |" in docs, field

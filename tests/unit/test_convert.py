@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import wpf_surface
 
-from wpfprobe.core.protocol import Toolkit
 from wpfprobe.core.convert import (
     FIXED_ENUMS,
     FONT_STYLES,
@@ -31,6 +30,7 @@ from wpfprobe.core.convert import (
     supported_types,
 )
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
+from wpfprobe.core.protocol import Toolkit
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "set-property.md"
@@ -38,14 +38,11 @@ DOC = ROOT / "docs" / "set-property.md"
 TOOLKITS: tuple[Toolkit, ...] = ("wpf", "winforms")
 INT32_MAX = 2**31 - 1
 NULLABLE_BOOL = (
-    "System.Nullable`1[[System.Boolean, mscorlib, Version=4.0.0.0, Culture=neutral, "
-    "PublicKeyToken=b77a5c561934e089]]"
+    "System.Nullable`1[[System.Boolean, mscorlib, Version=4.0.0.0, Culture=neutral, PublicKeyToken=b77a5c561934e089]]"
 )
 NULLABLE_INT = "System.Nullable`1[[System.Int32, System.Private.CoreLib]]"
 ORIENTATION = EnumSpec(("Horizontal", "Vertical"), (0, 1))
-FONT_STYLE_FLAGS = EnumSpec(
-    ("Regular", "Bold", "Italic", "Underline", "Strikeout"), (0, 1, 2, 4, 8), flags=True
-)
+FONT_STYLE_FLAGS = EnumSpec(("Regular", "Bold", "Italic", "Underline", "Strikeout"), (0, 1, 2, 4, 8), flags=True)
 
 
 def f32(x: float) -> float:
@@ -422,9 +419,7 @@ BAD: list[tuple[Toolkit, str, str, dict[str, Any], str]] = [
     BAD,
     ids=[f"{t[1].rsplit('.', 1)[-1]}:{t[2][:20]!r}" for t in BAD],
 )
-def test_rejects(
-    toolkit: Toolkit, type_name: str, text: str, kw: dict[str, Any], reason: str
-) -> None:
+def test_rejects(toolkit: Toolkit, type_name: str, text: str, kw: dict[str, Any], reason: str) -> None:
     err = failure(text, type_name, toolkit, **kw)
     assert isinstance(err, TypeConversionFailedError)
     assert err.code == "TYPE_CONVERSION_FAILED"
@@ -538,9 +533,7 @@ def test_nullable_forms_and_inner_types() -> None:
     assert convert("42", NULLABLE_INT, "winforms") == Converted("int", "System.Int32", (42,))
     short = "System.Nullable`1[System.Double]"
     assert convert("1.5", short).parts == (1.5,)
-    nullable_enum = (
-        "System.Nullable`1[[System.Windows.Controls.Orientation, PresentationFramework]]"
-    )
+    nullable_enum = "System.Nullable`1[[System.Windows.Controls.Orientation, PresentationFramework]]"
     assert convert("Vertical", nullable_enum, enum=ORIENTATION).parts == (1,)
     assert convert("null", nullable_enum, enum=ORIENTATION).kind == "null"
 
@@ -666,9 +659,7 @@ def test_no_error_contains_the_value(toolkit: Toolkit, type_name: str) -> None:
             parse_value(text, type_name, toolkit=toolkit, enum=ENUMS.get(type_name))
         except ProbeError as err:
             raised += 1
-            rendered = " ".join(
-                [str(err), repr(err), err.message, err.suggestion, json.dumps(err.to_dict())]
-            )
+            rendered = " ".join([str(err), repr(err), err.message, err.suggestion, json.dumps(err.to_dict())])
             assert MARK not in rendered
             assert MARK.lower() not in rendered.lower()
             if len(text) > 8 and not text.startswith(MARK):
@@ -684,9 +675,7 @@ def test_no_error_contains_the_value(toolkit: Toolkit, type_name: str) -> None:
 
 
 def test_conversion_error_helper_for_the_adapter() -> None:
-    err = conversion_error(
-        "System.Double", "the app rejected the value", toolkit="wpf", property_name="MinWidth"
-    )
+    err = conversion_error("System.Double", "the app rejected the value", toolkit="wpf", property_name="MinWidth")
     assert err.code == "TYPE_CONVERSION_FAILED"
     assert err.detail["reason"] == "the app rejected the value"
     assert "Auto" not in err.detail["expectedFormat"]
@@ -775,9 +764,7 @@ def test_wpf_table_types_exist_in_the_wpf_api(api: wpf_surface.WpfApi) -> None:
         ("System.Windows.Media.SolidColorBrush", 1),
     ],
 )
-def test_wpf_constructors_take_the_parts(
-    api: wpf_surface.WpfApi, type_name: str, arity: int
-) -> None:
+def test_wpf_constructors_take_the_parts(api: wpf_surface.WpfApi, type_name: str, arity: int) -> None:
     ctors = api.types[type_name].members[type_name.rsplit(".", 1)[-1]]
     arities = {ctor.signature.count(",") + 1 for ctor in ctors if "()" not in ctor.signature}
     assert arity in arities
@@ -808,7 +795,7 @@ def test_fixed_wpf_enums_match_the_api(api: wpf_surface.WpfApi, type_name: str) 
     rows = _members(api, type_name, "enumvalue")
     actual = {name: int(re.sub(r"\(\w+\)", "", sig.split("=", 1)[1])) for name, sig in rows.items()}
     spec = FIXED_ENUMS["wpf"][type_name]
-    assert dict(zip(spec.names, spec.values)) == actual
+    assert dict(zip(spec.names, spec.values, strict=True)) == actual
     assert not spec.flags
 
 
@@ -829,7 +816,7 @@ def test_docs_python_examples_run_without_an_app() -> None:
     blocks = re.findall(r"^```python\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
     assert blocks
     for block in blocks:
-        exec(compile(block, str(DOC), "exec"), {})  # noqa: S102 - our own documentation
+        exec(compile(block, str(DOC), "exec"), {})
 
 
 def test_enum_without_members_refuses_everything_cleanly() -> None:

@@ -90,15 +90,15 @@ def test_sessions_dir_defaults_to_the_users_runtime_directory(tmp_path: Path, mo
 def test_lasting_files_never_default_to_the_runtime_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Regression: the audit key, audit logs and profiles lived in $XDG_RUNTIME_DIR, emptied at logout."""
     from wpfprobe.apps import profiles as _profiles
-    from wpfprobe.audit import _log as _audit
+    from wpfprobe.audit import _files, _key
 
     monkeypatch.delenv("WPFPROBE_HOME", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     lasting = tmp_path / "state" / "wpfprobe"
     assert paths.home_dir() == lasting
-    assert _audit.default_key_path().parent == lasting
-    assert _audit.default_log_path("orders").parent == lasting / "audit"
+    assert _key.default_key_path().parent == lasting
+    assert _files.default_log_path("orders").parent == lasting / "audit"
     assert _profiles.profiles_path().parent == lasting
     assert _manifest.sessions_dir() == tmp_path / "run" / "wpfprobe" / "sessions"
     monkeypatch.delenv("XDG_RUNTIME_DIR")

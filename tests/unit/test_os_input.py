@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 
-from wpfprobe.core.protocol import KeyChord
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.keys import KEY_NAMES, parse_keys
+from wpfprobe.core.protocol import KeyChord
 from wpfprobe_clr import _os_input as osi
-from wpfprobe_clr._os_input import VirtualScreen
+from wpfprobe_clr._os_input import common, x11
+from wpfprobe_clr._os_input import windows as win
+from wpfprobe_clr._os_input.windows import VirtualScreen
 
 SECRET = "s3cret-Passw0rd"
 
@@ -26,7 +28,7 @@ SECRET = "s3cret-Passw0rd"
 
 
 def test_move_command_reports_the_window_then_nudges_then_syncs() -> None:
-    assert osi.x_move_command(100, 200).argv == (
+    assert x11.x_move_command(100, 200).argv == (
         "xdotool",
         "getmouselocation", "--shell",
         "mousemove", "99", "200",
@@ -37,21 +39,21 @@ def test_move_command_reports_the_window_then_nudges_then_syncs() -> None:
 
 @pytest.mark.parametrize(("button", "number"), [("left", "1"), ("middle", "2"), ("right", "3")])
 def test_buttons_command_and_repeat(button: Any, number: str) -> None:
-    assert osi.x_buttons_command(button=button, count=2).argv == (
+    assert x11.x_buttons_command(button=button, count=2).argv == (
         "xdotool", "click", "--repeat", "2", "--delay", "80", number,
     )  # fmt: skip
 
 
 def test_move_command_at_the_left_edge_nudges_right() -> None:
-    argv = osi.x_move_command(0, 0).argv
+    argv = x11.x_move_command(0, 0).argv
     assert argv[3:6] == ("mousemove", "1", "0")
     assert argv[6:10] == ("mousemove", "--sync", "0", "0")
 
 
 def test_pointer_windows_reads_before_and_after() -> None:
     out = "X=640\nY=512\nSCREEN=0\nWINDOW=1293\nX=11\nY=10\nSCREEN=0\nWINDOW=2097179\n"
-    assert osi.pointer_windows(out) == ("1293", "2097179")
-    assert osi.pointer_windows("") == (None, None)
+    assert x11.pointer_windows(out) == ("1293", "2097179")
+    assert x11.pointer_windows("") == (None, None)
 
 
 def test_key_command_orders_modifiers_and_maps_meta_to_super() -> None:
@@ -61,40 +63,40 @@ def test_key_command_orders_modifiers_and_maps_meta_to_super() -> None:
         KeyChord(("meta",), "A"),
         KeyChord((), "PageDown"),
     ]
-    assert osi.x_key_command(chords).argv == (
+    assert x11.x_key_command(chords).argv == (
         "xdotool", "key", "--clearmodifiers", "ctrl+shift+s", "Return", "super+a", "Next",
     )  # fmt: skip
-    assert osi.x_key_command(parse_keys("Alt+F4 Shift+Tab 7")).argv[3:] == ("alt+F4", "shift+Tab", "7")
+    assert x11.x_key_command(parse_keys("Alt+F4 Shift+Tab 7")).argv[3:] == ("alt+F4", "shift+Tab", "7")
 
 
 def test_type_commands_keep_the_text_off_the_command_line() -> None:
-    commands = osi.x_type_commands(SECRET)
+    commands = x11.x_type_commands(SECRET)
     assert commands == [
-        osi.XCommand(("xdotool", "type", "--delay", "12", "--file", "-"), SECRET.encode(), carries_text=True)
+        x11.XCommand(("xdotool", "type", "--delay", "12", "--file", "-"), SECRET.encode(), carries_text=True)
     ]
     assert all(SECRET not in arg for c in commands for arg in c.argv)
 
 
 def test_type_commands_press_return_between_lines_for_every_newline_style() -> None:
-    commands = osi.x_type_commands("one\r\ntwo\nthree\rfour\n")
+    commands = x11.x_type_commands("one\r\ntwo\nthree\rfour\n")
     kinds = [(c.argv[1], c.stdin) for c in commands]
     assert kinds == [
         ("type", b"one"), ("key", None), ("type", b"two"), ("key", None),
         ("type", b"three"), ("key", None), ("type", b"four"), ("key", None),
     ]  # fmt: skip
     assert all(c.argv == ("xdotool", "key", "--clearmodifiers", "Return") for c in commands if c.argv[1] == "key")
-    assert osi.x_type_commands("\n\n") == [osi.x_type_commands("\n")[0]] * 2
+    assert x11.x_type_commands("\n\n") == [x11.x_type_commands("\n")[0]] * 2
 
 
 def test_type_commands_split_long_text_into_chunks() -> None:
-    text = "".join(chr(ord("a") + i % 26) for i in range(osi.TYPE_CHUNK * 2 + 7))
-    commands = osi.x_type_commands(text)
-    assert [len(c.stdin or b"") for c in commands] == [osi.TYPE_CHUNK, osi.TYPE_CHUNK, 7]
+    text = "".join(chr(ord("a") + i % 26) for i in range(x11.TYPE_CHUNK * 2 + 7))
+    commands = x11.x_type_commands(text)
+    assert [len(c.stdin or b"") for c in commands] == [x11.TYPE_CHUNK, x11.TYPE_CHUNK, 7]
     assert b"".join(c.stdin or b"" for c in commands).decode() == text
 
 
 def test_focus_command() -> None:
-    assert osi.x_focus_command(2097180).argv == ("xdotool", "windowfocus", "--sync", "2097180")
+    assert x11.x_focus_command(2097180).argv == ("xdotool", "windowfocus", "--sync", "2097180")
 
 
 # -- key maps cover every canonical name -----------------------------------------
@@ -113,21 +115,21 @@ _VK_EXPECTED = {
 
 @pytest.mark.parametrize("key", KEY_NAMES)
 def test_every_key_name_has_a_keysym(key: str) -> None:
-    name = osi.x_keysym_name(key)
+    name = x11.x_keysym_name(key)
     if key in _X_EXPECTED:
         assert name == _X_EXPECTED[key]
     elif len(key) == 1:
         assert name == key.lower()
-        assert osi.x_keysym_value(name) == ord(key.lower())
+        assert x11.x_keysym_value(name) == ord(key.lower())
     else:
         assert name == key and key.startswith("F")
-        assert osi.x_keysym_value(name) == 0xFFBE + int(key[1:]) - 1
-    assert 0 < osi.x_keysym_value(name) <= 0xFFFF
+        assert x11.x_keysym_value(name) == 0xFFBE + int(key[1:]) - 1
+    assert 0 < x11.x_keysym_value(name) <= 0xFFFF
 
 
 @pytest.mark.parametrize("key", KEY_NAMES)
 def test_every_key_name_has_a_virtual_key(key: str) -> None:
-    vk = osi.vk_code(key)
+    vk = win.vk_code(key)
     if key in _VK_EXPECTED:
         assert vk == _VK_EXPECTED[key]
     elif len(key) == 1:
@@ -138,34 +140,34 @@ def test_every_key_name_has_a_virtual_key(key: str) -> None:
 
 
 def test_key_maps_are_one_to_one() -> None:
-    assert len({osi.vk_code(k) for k in KEY_NAMES}) == len(KEY_NAMES)
-    assert len({osi.x_keysym_name(k) for k in KEY_NAMES}) == len(KEY_NAMES)
-    assert osi.vk_code("F1") == 0x70 and osi.vk_code("F24") == 0x87
-    assert osi.x_keysym_value("F24") == 0xFFD5
+    assert len({win.vk_code(k) for k in KEY_NAMES}) == len(KEY_NAMES)
+    assert len({x11.x_keysym_name(k) for k in KEY_NAMES}) == len(KEY_NAMES)
+    assert win.vk_code("F1") == 0x70 and win.vk_code("F24") == 0x87
+    assert x11.x_keysym_value("F24") == 0xFFD5
 
 
 def test_unknown_key_names_are_refused() -> None:
     for bad in ("Ctrl", "a", "F25", "F0", "Return", ""):
         with pytest.raises(InvalidArgumentError):
-            osi.vk_code(bad)
+            win.vk_code(bad)
         with pytest.raises(InvalidArgumentError):
-            osi.x_keysym_name(bad)
+            x11.x_keysym_name(bad)
 
 
 def test_char_keysyms() -> None:
-    assert osi.char_keysym("a") == 0x61 and osi.char_keysym("~") == 0x7E
-    assert osi.char_keysym("\n") == 0xFF0D and osi.char_keysym("\t") == 0xFF09
-    assert osi.char_keysym("é") == 0xE9
-    assert osi.char_keysym("日") == 0x01000000 | 0x65E5
+    assert x11.char_keysym("a") == 0x61 and x11.char_keysym("~") == 0x7E
+    assert x11.char_keysym("\n") == 0xFF0D and x11.char_keysym("\t") == 0xFF09
+    assert x11.char_keysym("é") == 0xE9
+    assert x11.char_keysym("日") == 0x01000000 | 0x65E5
 
 
 def test_missing_keysyms_uses_the_map_or_a_safe_default() -> None:
-    f13 = osi.x_keysym_value("F13")
-    assert osi.missing_keysyms([0x61, f13], frozenset({0x61})) == [f13]
-    assert osi.missing_keysyms([0x61, f13], frozenset({0x61, f13})) == []
+    f13 = x11.x_keysym_value("F13")
+    assert x11.missing_keysyms([0x61, f13], frozenset({0x61})) == [f13]
+    assert x11.missing_keysyms([0x61, f13], frozenset({0x61, f13})) == []
     # libX11 unavailable: printable ASCII and the usual keys pass, F13 and "é" do not
-    assert osi.missing_keysyms([*range(0x20, 0x7F), osi.x_keysym_value("F12"), 0xFF55], None) == []
-    assert osi.missing_keysyms([f13, 0xE9], None) == [0xE9, f13]
+    assert x11.missing_keysyms([*range(0x20, 0x7F), x11.x_keysym_value("F12"), 0xFF55], None) == []
+    assert x11.missing_keysyms([f13, 0xE9], None) == [0xE9, f13]
 
 
 # -- Windows: the pure parts -----------------------------------------------------
@@ -173,9 +175,9 @@ def test_missing_keysyms_uses_the_map_or_a_safe_default() -> None:
 
 def test_input_structures_match_the_windows_layout() -> None:
     wide = ctypes.sizeof(ctypes.c_void_p) == 8
-    assert ctypes.sizeof(osi.INPUT) == (40 if wide else 28)
-    assert ctypes.sizeof(osi.MOUSEINPUT) == (32 if wide else 24)
-    assert ctypes.sizeof(osi.KEYBDINPUT) == (24 if wide else 16)
+    assert ctypes.sizeof(win.INPUT) == (40 if wide else 28)
+    assert ctypes.sizeof(win.MOUSEINPUT) == (32 if wide else 24)
+    assert ctypes.sizeof(win.KEYBDINPUT) == (24 if wide else 16)
 
 
 SCREENS = [
@@ -191,56 +193,56 @@ SCREENS = [
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s.x},{s.y},{s.width}x{s.height}")
 def test_normalize_lands_on_the_same_pixel_both_ways_windows_maps_back(screen: VirtualScreen) -> None:
     for px in range(screen.x, screen.x + screen.width):
-        nx, _ = osi.normalize(px, screen.y, screen)
+        nx, _ = win.normalize(px, screen.y, screen)
         assert 0 <= nx <= 65535
         assert screen.x + nx * screen.width // 65536 == px
         assert screen.x + nx * screen.width // 65535 == px
     for py in range(screen.y, screen.y + screen.height):
-        _, ny = osi.normalize(screen.x, py, screen)
+        _, ny = win.normalize(screen.x, py, screen)
         assert 0 <= ny <= 65535
-        assert osi.denormalize(0, ny, screen)[1] == py
+        assert win.denormalize(0, ny, screen)[1] == py
 
 
 def test_normalize_corners_and_origin() -> None:
     screen = VirtualScreen(-1920, 0, 3840, 1080)
-    assert osi.normalize(-1920, 0, screen) == (8, 30)  # the centre of the first pixel
-    nx, ny = osi.normalize(1919, 1079, screen)
+    assert win.normalize(-1920, 0, screen) == (8, 30)  # the centre of the first pixel
+    nx, ny = win.normalize(1919, 1079, screen)
     assert 65500 < nx <= 65535 and 65500 < ny <= 65535
-    assert osi.normalize(0, 540, screen)[0] == 32776  # x=0 is the middle of this desktop
-    assert osi.normalize(-5000, 5000, screen) == (0, 65535)  # clamped
+    assert win.normalize(0, 540, screen)[0] == 32776  # x=0 is the middle of this desktop
+    assert win.normalize(-5000, 5000, screen) == (0, 65535)  # clamped
     assert screen.contains(-1920, 0) and not screen.contains(1920, 0) and not screen.contains(0, -1)
 
 
 def test_button_flags_follow_swapped_buttons() -> None:
-    assert osi.mouse_button_flags("left") == (osi.MOUSEEVENTF_LEFTDOWN, osi.MOUSEEVENTF_LEFTUP)
-    assert osi.mouse_button_flags("right") == (osi.MOUSEEVENTF_RIGHTDOWN, osi.MOUSEEVENTF_RIGHTUP)
-    assert osi.mouse_button_flags("middle") == (osi.MOUSEEVENTF_MIDDLEDOWN, osi.MOUSEEVENTF_MIDDLEUP)
-    assert osi.mouse_button_flags("left", swapped=True) == osi.mouse_button_flags("right")
-    assert osi.mouse_button_flags("right", swapped=True) == osi.mouse_button_flags("left")
-    assert osi.mouse_button_flags("middle", swapped=True) == osi.mouse_button_flags("middle")
+    assert win.mouse_button_flags("left") == (win.MOUSEEVENTF_LEFTDOWN, win.MOUSEEVENTF_LEFTUP)
+    assert win.mouse_button_flags("right") == (win.MOUSEEVENTF_RIGHTDOWN, win.MOUSEEVENTF_RIGHTUP)
+    assert win.mouse_button_flags("middle") == (win.MOUSEEVENTF_MIDDLEDOWN, win.MOUSEEVENTF_MIDDLEUP)
+    assert win.mouse_button_flags("left", swapped=True) == win.mouse_button_flags("right")
+    assert win.mouse_button_flags("right", swapped=True) == win.mouse_button_flags("left")
+    assert win.mouse_button_flags("middle", swapped=True) == win.mouse_button_flags("middle")
 
 
 def test_chord_events_hold_modifiers_around_the_key() -> None:
-    up, ext = osi.KEYEVENTF_KEYUP, osi.KEYEVENTF_EXTENDEDKEY
-    events = osi.windows_chord_events(KeyChord(("ctrl", "shift"), "Left"))
+    up, ext = win.KEYEVENTF_KEYUP, win.KEYEVENTF_EXTENDEDKEY
+    events = win.windows_chord_events(KeyChord(("ctrl", "shift"), "Left"))
     assert [(e.vk, e.flags) for e in events] == [
         (0x11, 0), (0x10, 0), (0x25, ext), (0x25, ext | up), (0x10, up), (0x11, up),
     ]  # fmt: skip
-    meta = osi.windows_chord_events(KeyChord(("meta",), "S"))
+    meta = win.windows_chord_events(KeyChord(("meta",), "S"))
     assert [(e.vk, e.flags) for e in meta] == [(0x5B, ext), (0x53, 0), (0x53, up), (0x5B, ext | up)]
-    assert [(e.vk, e.flags) for e in osi.windows_chord_events(KeyChord((), "Enter"))] == [(0x0D, 0), (0x0D, up)]
+    assert [(e.vk, e.flags) for e in win.windows_chord_events(KeyChord((), "Enter"))] == [(0x0D, 0), (0x0D, up)]
 
 
 def test_text_events_are_unicode_units_with_return_and_tab_keys() -> None:
-    uni, up = osi.KEYEVENTF_UNICODE, osi.KEYEVENTF_KEYUP
-    events = osi.windows_text_events("aé\r\n\t😀")
+    uni, up = win.KEYEVENTF_UNICODE, win.KEYEVENTF_KEYUP
+    events = win.windows_text_events("aé\r\n\t😀")
     assert events == [
-        osi.KeyEvent(0, 0x61, uni), osi.KeyEvent(0, 0x61, uni | up),
-        osi.KeyEvent(0, 0xE9, uni), osi.KeyEvent(0, 0xE9, uni | up),
-        osi.KeyEvent(0x0D, 0, 0), osi.KeyEvent(0x0D, 0, up),
-        osi.KeyEvent(0x09, 0, 0), osi.KeyEvent(0x09, 0, up),
-        osi.KeyEvent(0, 0xD83D, uni), osi.KeyEvent(0, 0xD83D, uni | up),  # a surrogate pair
-        osi.KeyEvent(0, 0xDE00, uni), osi.KeyEvent(0, 0xDE00, uni | up),
+        win.KeyEvent(0, 0x61, uni), win.KeyEvent(0, 0x61, uni | up),
+        win.KeyEvent(0, 0xE9, uni), win.KeyEvent(0, 0xE9, uni | up),
+        win.KeyEvent(0x0D, 0, 0), win.KeyEvent(0x0D, 0, up),
+        win.KeyEvent(0x09, 0, 0), win.KeyEvent(0x09, 0, up),
+        win.KeyEvent(0, 0xD83D, uni), win.KeyEvent(0, 0xD83D, uni | up),  # a surrogate pair
+        win.KeyEvent(0, 0xDE00, uni), win.KeyEvent(0, 0xDE00, uni | up),
     ]  # fmt: skip
 
 
@@ -302,7 +304,7 @@ def test_unavailable_input_is_an_invalid_argument_with_a_suggestion(
 
 
 def test_the_module_does_not_touch_windll_off_windows() -> None:
-    assert osi._user32 is None
+    assert win._user32 is None
     assert not hasattr(ctypes, "windll") or sys.platform == "win32"
 
 
@@ -320,7 +322,7 @@ class FakeRun:
 
     def __call__(self, argv: list[str], **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
         assert isinstance(argv, list) and "shell" not in kwargs
-        assert kwargs.get("timeout") == osi.COMMAND_TIMEOUT
+        assert kwargs.get("timeout") == x11.COMMAND_TIMEOUT
         self.calls.append({"argv": argv, **kwargs})
         if argv[1] == "getdisplaygeometry":
             return subprocess.CompletedProcess(argv, 0, self.geometry, b"")
@@ -342,9 +344,9 @@ def fake_run(linux: pytest.MonkeyPatch) -> FakeRun:
     run = FakeRun()
     linux.setattr(subprocess, "run", run)
     # Xvfb's default map: ASCII and the usual keys, no F13-F24, no accented letters.
-    linux.setattr(osi, "_load_x_keymap", lambda display: osi._SAFE_KEYSYMS)
-    linux.setattr(osi, "_keymaps", {})
-    linux.setattr(osi, "_last_click", None)
+    linux.setattr(x11, "_load_x_keymap", lambda display: x11._SAFE_KEYSYMS)
+    linux.setattr(x11, "_keymaps", {})
+    linux.setattr(common, "_last_click", None)
     return run
 
 
@@ -368,8 +370,8 @@ def test_click_moves_then_clicks_with_the_display_of_now(
     linux.setenv("DISPLAY", ":42")
     osi.click(300, 400, button="right", count=2)
     move, press = fake_run.input_calls
-    assert move["argv"] == ["/usr/bin/xdotool", *osi.x_move_command(300, 400).argv[1:]]
-    assert press["argv"] == ["/usr/bin/xdotool", *osi.x_buttons_command(button="right", count=2).argv[1:]]
+    assert move["argv"] == ["/usr/bin/xdotool", *x11.x_move_command(300, 400).argv[1:]]
+    assert press["argv"] == ["/usr/bin/xdotool", *x11.x_buttons_command(button="right", count=2).argv[1:]]
     assert move["env"]["DISPLAY"] == ":42" and press["env"]["DISPLAY"] == ":42"
     assert sleeps == []  # the pointer stayed in the same window: no wait
 
@@ -377,24 +379,24 @@ def test_click_moves_then_clicks_with_the_display_of_now(
 def test_click_that_enters_a_window_waits_before_pressing(fake_run: FakeRun, sleeps: list[float]) -> None:
     fake_run.windows = ("1293", "2097179")
     osi.click(300, 400)
-    assert sleeps == [osi.ENTER_SETTLE]
+    assert sleeps == [x11.ENTER_SETTLE]
     assert [c["argv"][1] for c in fake_run.input_calls] == ["getmouselocation", "click"]
 
 
 def test_double_click_wait() -> None:
     last = (10.0, 100, 200, "left")
-    assert osi.double_click_wait(None, 10.1, 100, 200, "left", 0.5) == 0.0
-    assert osi.double_click_wait(last, 10.1, 100, 200, "left", 0.5) == pytest.approx(0.4)
-    assert osi.double_click_wait(last, 10.1, 108, 192, "left", 0.5) == pytest.approx(0.4)  # within the slop
-    assert osi.double_click_wait(last, 10.1, 109, 200, "left", 0.5) == 0.0  # elsewhere
-    assert osi.double_click_wait(last, 10.1, 100, 200, "right", 0.5) == 0.0  # another button
-    assert osi.double_click_wait(last, 10.6, 100, 200, "left", 0.5) == 0.0  # long enough ago
+    assert common.double_click_wait(None, 10.1, 100, 200, "left", 0.5) == 0.0
+    assert common.double_click_wait(last, 10.1, 100, 200, "left", 0.5) == pytest.approx(0.4)
+    assert common.double_click_wait(last, 10.1, 108, 192, "left", 0.5) == pytest.approx(0.4)  # within the slop
+    assert common.double_click_wait(last, 10.1, 109, 200, "left", 0.5) == 0.0  # elsewhere
+    assert common.double_click_wait(last, 10.1, 100, 200, "right", 0.5) == 0.0  # another button
+    assert common.double_click_wait(last, 10.6, 100, 200, "left", 0.5) == 0.0  # long enough ago
 
 
 def test_two_clicks_on_one_spot_stay_two_single_clicks(fake_run: FakeRun, sleeps: list[float]) -> None:
     osi.click(300, 400)
     osi.click(300, 400)
-    assert len(sleeps) == 1 and 0.4 < sleeps[0] <= osi.X_DOUBLE_CLICK_TIME
+    assert len(sleeps) == 1 and 0.4 < sleeps[0] <= x11.X_DOUBLE_CLICK_TIME
     osi.click(300, 400, button="right")  # another button cannot make a double click
     assert len(sleeps) == 1
 
@@ -458,7 +460,7 @@ def test_type_text_refuses_characters_the_keyboard_map_lacks(fake_run: FakeRun) 
 
 
 def test_type_text_accepts_characters_the_keyboard_map_has(fake_run: FakeRun, linux: pytest.MonkeyPatch) -> None:
-    linux.setattr(osi, "_load_x_keymap", lambda display: osi._SAFE_KEYSYMS | {0xE9})
+    linux.setattr(x11, "_load_x_keymap", lambda display: x11._SAFE_KEYSYMS | {0xE9})
     osi.type_text("café")
     assert fake_run.calls[0]["input"] == "café".encode()
 
@@ -468,9 +470,9 @@ def test_the_keyboard_map_is_read_again_before_refusing(fake_run: FakeRun, linux
 
     def load(display: str) -> frozenset[int]:
         loads.append(display)
-        return osi._SAFE_KEYSYMS | ({0xE9} if len(loads) > 1 else set())
+        return x11._SAFE_KEYSYMS | ({0xE9} if len(loads) > 1 else set())
 
-    linux.setattr(osi, "_load_x_keymap", load)
+    linux.setattr(x11, "_load_x_keymap", load)
     osi.type_text("é")  # missing from the cached map, present after the reload
     osi.type_text("é")  # cached now
     assert loads == [":99", ":99"]
@@ -524,7 +526,7 @@ def test_stderr_of_a_typing_xdotool_never_echoes_the_text(fake_run: FakeRun) -> 
 
 
 def test_long_stderr_is_cut() -> None:
-    summary = osi._stderr_summary(b"x" * 1000, carries_text=False)
+    summary = x11._stderr_summary(b"x" * 1000, carries_text=False)
     assert len(summary) == 300 and summary.endswith("…")
 
 
@@ -542,7 +544,7 @@ def test_an_xdotool_that_cannot_start_is_internal(linux: pytest.MonkeyPatch) -> 
 
     linux.setattr(subprocess, "run", run)
     with pytest.raises(ProbeError) as info:
-        osi._run_x(osi.x_key_command(parse_keys("Tab")))
+        x11._run_x(x11.x_key_command(parse_keys("Tab")))
     assert info.value.code == "INTERNAL" and "Permission denied" in info.value.message
 
 
@@ -562,9 +564,9 @@ class FakeUser32:
 
     def __init__(self, screen: VirtualScreen, *, swapped: bool = False, accept: int | None = None) -> None:
         self.metrics = {
-            osi.SM_XVIRTUALSCREEN: screen.x, osi.SM_YVIRTUALSCREEN: screen.y,
-            osi.SM_CXVIRTUALSCREEN: screen.width, osi.SM_CYVIRTUALSCREEN: screen.height,
-            osi.SM_SWAPBUTTON: int(swapped),
+            win.SM_XVIRTUALSCREEN: screen.x, win.SM_YVIRTUALSCREEN: screen.y,
+            win.SM_CXVIRTUALSCREEN: screen.width, win.SM_CYVIRTUALSCREEN: screen.height,
+            win.SM_SWAPBUTTON: int(swapped),
         }  # fmt: skip
         self.batches: list[list[tuple[Any, ...]]] = []
         self.contexts: list[int | None] = []
@@ -588,10 +590,10 @@ class FakeUser32:
         return vk + 0x100
 
     def SendInput(self, count: int, array: Any, size: int) -> int:
-        assert size == ctypes.sizeof(osi.INPUT) and count == len(array)
+        assert size == ctypes.sizeof(win.INPUT) and count == len(array)
         batch = []
         for inp in array:
-            if inp.type == osi.INPUT_MOUSE:
+            if inp.type == win.INPUT_MOUSE:
                 batch.append(("mouse", inp.u.mi.dx, inp.u.mi.dy, inp.u.mi.dwFlags))
             else:
                 batch.append(("key", inp.u.ki.wVk, inp.u.ki.wScan, inp.u.ki.dwFlags))
@@ -604,10 +606,10 @@ def windows(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(time, "sleep", lambda s: None)
 
-    monkeypatch.setattr(osi, "_last_click", None)
+    monkeypatch.setattr(common, "_last_click", None)
 
     def install(dll: FakeUser32) -> FakeUser32:
-        monkeypatch.setattr(osi, "_user32", osi._User32(dll))
+        monkeypatch.setattr(win, "_user32", win._User32(dll))
         return dll
 
     return install
@@ -617,12 +619,12 @@ def test_windows_click_moves_then_clicks_in_normalized_physical_pixels(windows: 
     screen = VirtualScreen(-1920, 0, 3840, 1080)
     dll = windows(FakeUser32(screen))
     osi.click(-1000, 500, count=2)
-    nx, ny = osi.normalize(-1000, 500, screen)
-    absolute = osi.MOUSEEVENTF_ABSOLUTE | osi.MOUSEEVENTF_VIRTUALDESK
+    nx, ny = win.normalize(-1000, 500, screen)
+    absolute = win.MOUSEEVENTF_ABSOLUTE | win.MOUSEEVENTF_VIRTUALDESK
     assert dll.batches == [
-        [("mouse", nx, ny, absolute | osi.MOUSEEVENTF_MOVE)],
-        [("mouse", nx, ny, absolute | osi.MOUSEEVENTF_LEFTDOWN), ("mouse", nx, ny, absolute | osi.MOUSEEVENTF_LEFTUP)],
-        [("mouse", nx, ny, absolute | osi.MOUSEEVENTF_LEFTDOWN), ("mouse", nx, ny, absolute | osi.MOUSEEVENTF_LEFTUP)],
+        [("mouse", nx, ny, absolute | win.MOUSEEVENTF_MOVE)],
+        [("mouse", nx, ny, absolute | win.MOUSEEVENTF_LEFTDOWN), ("mouse", nx, ny, absolute | win.MOUSEEVENTF_LEFTUP)],
+        [("mouse", nx, ny, absolute | win.MOUSEEVENTF_LEFTDOWN), ("mouse", nx, ny, absolute | win.MOUSEEVENTF_LEFTUP)],
     ]
     # per-monitor aware (-4) for the duration, then the previous context again
     assert dll.contexts == [ctypes.c_void_p(-4).value, 0x12] and not dll.aware
@@ -642,7 +644,7 @@ def test_windows_second_click_on_one_spot_waits_out_the_double_click_time(
 def test_windows_click_with_swapped_buttons_sends_the_physical_button(windows: Any) -> None:
     dll = windows(FakeUser32(VirtualScreen(0, 0, 800, 600), swapped=True))
     osi.click(10, 10)
-    assert dll.batches[1][0][3] & osi.MOUSEEVENTF_RIGHTDOWN
+    assert dll.batches[1][0][3] & win.MOUSEEVENTF_RIGHTDOWN
 
 
 def test_windows_click_off_the_virtual_screen_is_refused(windows: Any) -> None:
@@ -664,7 +666,7 @@ def test_windows_text_is_unicode_in_batches(windows: Any) -> None:
     dll = windows(FakeUser32(VirtualScreen(0, 0, 800, 600)))
     osi.type_text("é" * 150)  # 300 events: two SendInput batches
     assert [len(b) for b in dll.batches] == [200, 100]
-    assert dll.batches[0][0] == ("key", 0, 0xE9, osi.KEYEVENTF_UNICODE)
+    assert dll.batches[0][0] == ("key", 0, 0xE9, win.KEYEVENTF_UNICODE)
 
 
 def test_windows_blocked_input_is_internal(windows: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -680,7 +682,7 @@ def test_dpi_scope_without_the_api_is_a_no_op() -> None:
     class Old:
         pass
 
-    with osi._DpiScope(Old()):
+    with win._DpiScope(Old()):
         pass
 
 

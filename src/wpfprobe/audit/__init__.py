@@ -10,7 +10,8 @@ appends an entry); this module is what an auditor needs.
 
 from __future__ import annotations
 
-from wpfprobe.audit._log import AuditKeyError, TamperKind, VerifyReport, default_key_path, load_key, verify
+from wpfprobe.audit._key import AuditKeyError, default_key_path, load_key
+from wpfprobe.audit._verify import TamperKind, VerifyReport, verify
 
 __all__ = [
     "AuditKeyError",

@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_audit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from wpfprobe.audit._log import default_key_path  # noqa: PLC0415 - commands import their own modules (none loads the CLR)
+    from wpfprobe.audit._key import default_key_path  # noqa: PLC0415 - commands import their own modules (none loads the CLR)
 
     audit = commands.add_parser(
         "audit",
@@ -92,16 +92,17 @@ def _add_audit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _audit_verify(args: argparse.Namespace) -> int:
-    from wpfprobe.audit import _log as _audit  # noqa: PLC0415
+    from wpfprobe.audit._key import AuditKeyError, default_key_path, key_file_is_private, load_key  # noqa: PLC0415
+    from wpfprobe.audit._verify import verify  # noqa: PLC0415
 
     log_path: Path = args.file
-    key_path: Path = args.key_file or _audit.default_key_path()
+    key_path: Path = args.key_file or default_key_path()
     try:
-        key = _audit.load_key(key_path)
+        key = load_key(key_path)
     except FileNotFoundError:
         hint = "" if args.key_file else " (the default; pass --key-file to use another)"
         return _usage_error(f"no key file {key_path}{hint}")
-    except _audit.AuditKeyError as exc:
+    except AuditKeyError as exc:
         return _usage_error(exc.message)
     except OSError as exc:
         return _usage_error(f"cannot read key file {key_path}: {exc.strerror or exc}")
@@ -112,10 +113,10 @@ def _audit_verify(args: argparse.Namespace) -> int:
         gone = " (its .head file exists: was the log deleted?)" if head.exists() else ""
         return _usage_error(f"no such file: {log_path}{gone}")
     try:
-        report = _audit.verify(log_path, key=key, require_head=not args.ignore_missing_head)
+        report = verify(log_path, key=key, require_head=not args.ignore_missing_head)
     except OSError as exc:
         return _usage_error(f"cannot read {log_path}: {exc.strerror or exc}")
-    if not _audit.key_file_is_private(key_path):
+    if not key_file_is_private(key_path):
         print(
             f"warning: {key_path} can be read by other users; whoever can read it can forge a log that verifies",
             file=sys.stderr,

@@ -99,7 +99,7 @@ def live_manifests() -> list[Manifest]:
 
 
 def shown_ids(manifests: list[Manifest]) -> dict[str, str]:
-    from wpfprobe.broker.broker import broker_ids  # noqa: PLC0415 - the same ids the broker shows
+    from wpfprobe.broker.naming import broker_ids  # noqa: PLC0415 - the same ids the broker shows
 
     return broker_ids(manifests)
 
@@ -312,10 +312,10 @@ def screenshot(args: argparse.Namespace) -> int:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    from wpfprobe.broker import broker as _broker  # noqa: PLC0415
+    from wpfprobe.broker import server as _broker_server  # noqa: PLC0415
 
     try:
-        return _broker.main(log_level=args.log_level, log_file=args.log_file)
+        return _broker_server.main(log_level=args.log_level, log_file=args.log_file)
     except ProbeError as err:
         _print_error(err)
         return EXIT_USAGE

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from wpfprobe.core.convert import Converted, EnumSpec
+    # Only for annotations: importing convert.values runs convert/__init__, which needs Toolkit from here.
+    from wpfprobe.core.convert.values import Converted, EnumSpec
 
 T = TypeVar("T")
 

@@ -56,7 +56,7 @@ from wpfprobe.engine.matching import value_matches
 from wpfprobe.engine.target import Target
 
 if TYPE_CHECKING:
-    from wpfprobe.audit._log import AuditLog
+    from wpfprobe.audit._writer import AuditLog
 
 _log = logging.getLogger("wpfprobe.actions")
 
@@ -414,7 +414,9 @@ class Driver:
             return None
         with self._audit_lock:
             if self._audit is None:
-                from wpfprobe.audit._log import AuditLog, default_log_path, load_or_create_key  # noqa: PLC0415
+                from wpfprobe.audit._files import default_log_path  # noqa: PLC0415
+                from wpfprobe.audit._key import load_or_create_key  # noqa: PLC0415
+                from wpfprobe.audit._writer import AuditLog  # noqa: PLC0415
 
                 key = load_or_create_key(settings.audit_key_file)
                 path = settings.audit_log or default_log_path(self._engine.app_name)
