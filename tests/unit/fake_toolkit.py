@@ -156,7 +156,9 @@ class FakeProp:
 
 
 class FakeElement:
-    """A UI element. ``visual_only`` elements (template chrome) are skipped by the logical tree."""
+    """A UI element. ``visual_only`` elements (template chrome) are skipped by the logical tree;
+    ``logical_only`` ones (a closed submenu's items, a collapsed node's children) are not in the
+    visual tree: their parent does not list them there and they have no visual parent."""
 
     def __init__(
         self,
@@ -171,6 +173,7 @@ class FakeElement:
         namespace: str = "Fake.Controls",
         password_char: bool = False,
         visual_only: bool = False,
+        logical_only: bool = False,
         data_context: str | None = None,
         binding_errors: int = 0,
         bounds: Bounds | None = None,
@@ -196,6 +199,7 @@ class FakeElement:
         self.focused = focused
         self.password_char = password_char
         self.visual_only = visual_only
+        self.logical_only = logical_only
         self.data_context = data_context
         self.binding_errors = binding_errors
         self.bounds: Bounds | None = bounds if bounds is not None else Bounds(10, 20, 100, 30)
@@ -383,11 +387,13 @@ class FakeAdapter:
             for kid in element.children:
                 out.extend(self.children(kid, "logical") if kid.visual_only else [kid])
             return out
-        return list(element.children)
+        return [kid for kid in element.children if not kid.logical_only]
 
     def parent(self, element: Any, tree_type: TreeType) -> Any | None:
         self._count("parent", element)
         parent = element.parent
+        if tree_type == "visual" and element.logical_only:
+            return None
         if tree_type == "logical":
             while parent is not None and parent.visual_only:
                 parent = parent.parent

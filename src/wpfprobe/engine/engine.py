@@ -162,12 +162,12 @@ class Engine(WhyQueries):
         def read(h: Hop) -> list[dict[str, Any]]:
             el = h.resolve(target)
             out: list[dict[str, Any]] = []
-            parent = h.parent_of(el, "visual")
+            parent = h.display_parent(el)
             while parent is not None and (max_levels is None or len(out) < max_levels):
                 node = h.project(parent)
                 node["dataContextType"] = h.adapter.data_context_type(parent)
                 out.append(node)
-                parent = h.parent_of(parent, "visual")
+                parent = h.display_parent(parent)
             return out
 
         return [Ancestor.model_validate(d) for d in self.hop(read)]
@@ -224,7 +224,7 @@ class Engine(WhyQueries):
         def read(h: Hop) -> dict[str, Any]:
             el = h.resolve(target)
             node = h.project(el)
-            parent = h.parent_of(el, "visual")
+            parent = h.display_parent(el)
             return {
                 "node": node,
                 "path": h.path_of(el),

@@ -10,6 +10,7 @@ from wpfprobe.core.models import Rect
 from wpfprobe.core.protocol import PlainValue, TreeType
 from wpfprobe.core.redaction import REDACTED
 from wpfprobe.engine.locating import Loc
+from wpfprobe.engine.locators import LOGICAL_PREFIX
 from wpfprobe.engine.resolving import Resolver
 
 
@@ -73,8 +74,9 @@ class Hop(Resolver):
         self, root: Any, *, max_depth: int, tree_type: TreeType, props: Sequence[str], cap: int
     ) -> tuple[dict[str, Any], bool, int]:
         """Breadth first, so the node cap cuts whole levels, not one deep branch."""
-        use_paths = tree_type == "visual"
         root_loc = self.locator_parts(root)
+        # A visual child's path extends its parent's, unless the parent's own path is a logical one.
+        use_paths = tree_type == "visual" and not root_loc.path.startswith(LOGICAL_PREFIX)
         root_kids = self.children_of(root, tree_type)
         root_node = self.project(root, tree_type=tree_type, locator=root_loc.locator, props=props, kids=root_kids)
         count, truncated = 1, False

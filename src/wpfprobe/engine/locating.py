@@ -1,4 +1,15 @@
-"""The locator every node carries: a name or automation id when unique in the app, else its path."""
+"""The locator every node carries: a name or automation id when unique in the app, else its path.
+
+A path is built in the tree the element lives in. Most elements are in the
+visual tree under a top-level window, and their path is a visual one. Some
+are only in the logical tree (WPF: the items of a closed submenu, the nodes
+under a collapsed tree node, a data item a list has not made a container
+for, what an open popup shows): their visual parents do not lead to a
+window, so their path is a logical one, written ``logical:Window[0]/...``
+and evaluated in the logical tree. A path is trusted only if every step is
+among its parent's children in that tree: a toolkit may name a parent of an
+element that does not list it.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +18,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from wpfprobe.core.protocol import Naming
-from wpfprobe.engine.locators import format_segment
+from wpfprobe.core.protocol import Naming, TreeType
+from wpfprobe.engine.locators import LOGICAL_PREFIX, format_segment
 from wpfprobe.engine.reading import HopHost, Reader
+
+#: How far up a tree a locator's walk goes at most: a guard against a parent cycle.
+MAX_PATH_DEPTH = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,44 +42,58 @@ class Locating(Reader):
     def __init__(self, engine: HopHost) -> None:
         super().__init__(engine)
         self._census: Counter[tuple[str, str]] | None = None
-        self._locs: dict[str, Loc] = {}
-        self._sibling_indexes: dict[str, dict[str, int]] = {}
+        self._logical_census: Counter[tuple[str, str]] | None = None
+        # Per tree: node id -> its Loc (logical ones without the prefix, added on the way out).
+        self._locs: dict[TreeType, dict[str, Loc]] = {"visual": {}, "logical": {}}
+        # Per tree: parent id ("" for the roots) -> {child id: index among its siblings of its type}.
+        self._sibling_indexes: dict[TreeType, dict[str, dict[str, int]]] = {"visual": {}, "logical": {}}
+        # Ids whose visual parents do not lead to a window through listed children.
+        self._off_visual: set[str] = set()
 
-    def census(self) -> Counter[tuple[str, str]]:
-        """How many elements answer to each (type, #key): a key is unique if 1.
+    def census(self, tree_type: TreeType = "visual") -> Counter[tuple[str, str]]:
+        """How many elements answer to each (type, #key) in a tree: a key is unique if 1.
 
-        It takes a walk of the whole app, so it is kept for a second across
-        hops. A stale count is safe: a locator is re-resolved on every use, and
-        a name that became ambiguous meanwhile is reported as LOCATOR_AMBIGUOUS.
+        It takes a walk of the whole app. The visual one is kept for a second
+        across hops (``census_ttl``); the logical one, needed only for elements
+        outside the visual tree, for this hop. A stale count is safe: a locator
+        is re-resolved on every use, and a name that became ambiguous meanwhile
+        is reported as LOCATOR_AMBIGUOUS.
         """
+        if tree_type == "logical":
+            if self._logical_census is None:
+                self._logical_census = self._count_keys("logical")
+            return self._logical_census
         if self._census is None:
             cached = self.engine.census_cache
             ttl = self.engine.settings.census_ttl
             if cached is not None and time.monotonic() - cached[0] < ttl:
                 self._census = cached[1]
                 return self._census
-            counts: Counter[tuple[str, str]] = Counter()
-            stack = list(self.adapter.roots())
-            while stack:
-                el = stack.pop()
-                n = self.naming_of(el)
-                for key in {n.name, n.automation_id} - {None, ""}:
-                    counts[(n.type_name.lower(), key)] += 1  # type: ignore[index]
-                stack.extend(self.children_of(el, "visual"))
-            self._census = counts
-            self.engine.census_cache = (time.monotonic(), counts)
+            self._census = self._count_keys("visual")
+            self.engine.census_cache = (time.monotonic(), self._census)
         return self._census
 
-    def _unique_key(self, naming: Naming) -> str | None:
+    def _count_keys(self, tree_type: TreeType) -> Counter[tuple[str, str]]:
+        counts: Counter[tuple[str, str]] = Counter()
+        stack = list(self.adapter.roots())
+        while stack:
+            el = stack.pop()
+            n = self.naming_of(el)
+            for key in {n.name, n.automation_id} - {None, ""}:
+                counts[(n.type_name.lower(), key)] += 1  # type: ignore[index]
+            stack.extend(self.children_of(el, tree_type))
+        return counts
+
+    def _unique_key(self, naming: Naming, tree_type: TreeType = "visual") -> str | None:
         for key in (naming.automation_id, naming.name):
-            if key and self.census()[(naming.type_name.lower(), key)] == 1:
+            if key and self.census(tree_type)[(naming.type_name.lower(), key)] == 1:
                 return key
         return None
 
-    def child_loc(self, parent: Loc, naming: Naming, index: int) -> Loc:
+    def child_loc(self, parent: Loc, naming: Naming, index: int, tree_type: TreeType = "visual") -> Loc:
         seg = format_segment(naming.type_name, index=index)
         path = f"{parent.path}/{seg}"
-        key = self._unique_key(naming) if (naming.name or naming.automation_id) else None
+        key = self._unique_key(naming, tree_type) if (naming.name or naming.automation_id) else None
         if key is not None:
             anchored = format_segment(naming.type_name, ident=key)
         else:
@@ -77,53 +105,97 @@ class Locating(Reader):
 
         Walks up only to the nearest ancestor already known, and indexes each
         parent's children once: a page of siblings costs one pass over them,
-        not one pass per sibling.
+        not one pass per sibling. An element the visual tree does not reach
+        from a window gets a logical path; one that neither tree reaches keeps
+        its visual path, the best there is.
         """
         node_id = self.id(el)
-        known = self._locs.get(node_id)
+        if node_id not in self._off_visual:
+            found = self._build(el, node_id, "visual")
+            if found is not None:
+                return found
+            self._off_visual.add(node_id)
+        logical = self._build(el, node_id, "logical")
+        if logical is not None:
+            return Loc(path=LOGICAL_PREFIX + logical.path, anchored=LOGICAL_PREFIX + logical.anchored)
+        return self._build(el, node_id, "visual", trusted=False) or Loc(path="", anchored="")
+
+    def _build(self, el: Any, node_id: str, tree_type: TreeType, *, trusted: bool = True) -> Loc | None:
+        """``el``'s Loc in ``tree_type``, or None if its parents there do not lead to a window through listed children.
+
+        ``trusted=False`` builds the path whatever it leads to (the last resort).
+        """
+        memo = self._locs[tree_type]
+        known = memo.get(node_id)
         if known is not None:
             return known
         chain, ids = [el], [node_id]
-        parent = self.parent_of(el, "visual")
-        while parent is not None:
+        parent = self.parent_of(el, tree_type)
+        while parent is not None and len(chain) < MAX_PATH_DEPTH:
             parent_id = self.id(parent)
-            known = self._locs.get(parent_id)
+            if tree_type == "visual" and trusted and parent_id in self._off_visual:
+                return None
+            known = memo.get(parent_id)
             if known is not None:
                 break
             chain.append(parent)
             ids.append(parent_id)
-            parent = self.parent_of(parent, "visual")
+            parent = self.parent_of(parent, tree_type)
         chain.reverse()
         ids.reverse()
-        loc = known
-        for element, element_id in zip(chain, ids, strict=False):
+        # Each step's index among its siblings; None where the parent does not list it.
+        indexes: list[int | None] = []
+        namings: list[Naming] = []
+        above = parent if known is not None else None
+        for element, element_id in zip(chain, ids, strict=True):
             naming = self.naming_of(element)
-            index = self._index_among_siblings(parent, element_id, naming)
+            namings.append(naming)
+            indexes.append(self._index_among_siblings(above, element_id, naming, tree_type))
+            above = element
+        if trusted and None in indexes:
+            if tree_type == "visual":
+                # From the first step its parent does not list, down to el: the steps above are fine.
+                self._off_visual.update(ids[indexes.index(None) :])
+            return None
+        loc = known
+        for element_id, naming, index in zip(ids, namings, indexes, strict=True):
             if loc is None:  # a top-level window: its index is among the roots
-                seg = format_segment(naming.type_name, index=index)
-                key = self._unique_key(naming) if (naming.name or naming.automation_id) else None
+                seg = format_segment(naming.type_name, index=index or 0)
+                key = self._unique_key(naming, tree_type) if (naming.name or naming.automation_id) else None
                 loc = Loc(path=seg, anchored=format_segment(naming.type_name, ident=key) if key else seg)
             else:
-                loc = self.child_loc(loc, naming, index)
-            self._locs[element_id] = loc
-            parent = element
+                loc = self.child_loc(loc, naming, index or 0, tree_type)
+            if trusted:
+                memo[element_id] = loc
         assert loc is not None
         return loc
 
-    def _index_among_siblings(self, parent: Any | None, child_id: str, naming: Naming) -> int:
-        """The child's index among its parent's children (or the roots) of the same type."""
+    def _index_among_siblings(
+        self, parent: Any | None, child_id: str, naming: Naming, tree_type: TreeType
+    ) -> int | None:
+        """The child's index among its parent's children (or the roots) of the same type; None if not among them."""
         key = self.id(parent) if parent is not None else ""
-        table = self._sibling_indexes.get(key)
+        tables = self._sibling_indexes[tree_type]
+        table = tables.get(key)
         if table is None:
-            pool = self.adapter.roots() if parent is None else self.children_of(parent, "visual")
+            pool = self.adapter.roots() if parent is None else self.children_of(parent, tree_type)
             seen: Counter[str] = Counter()
             table = {}
             for sibling in pool:
                 kind = self.naming_of(sibling).type_name.lower()
                 table[self.id(sibling)] = seen[kind]
                 seen[kind] += 1
-            self._sibling_indexes[key] = table
-        return table.get(child_id, 0)
+            tables[key] = table
+        return table.get(child_id)
+
+    def display_parent(self, el: Any) -> Any | None:
+        """The parent a user is shown: the visual one, else (for an element outside the visual tree) the logical one."""
+        parent = self.parent_of(el, "visual")
+        if parent is not None:
+            return parent
+        if any(self.same(el, root) for root in self.adapter.roots()):
+            return None
+        return self.parent_of(el, "logical")
 
     def locator_of(self, el: Any) -> str:
         return self.locator_parts(el).locator

@@ -8,17 +8,24 @@ tests). Evaluation against a live tree is the engine's job.
     text-sel  := text="exact" | text=/regex/flags | text=substring (case-insensitive)
     attr      := name [("=" | "*=" | "~=") value]     equals, contains, regex
     path      := segment ("/" segment)*               segment: [Type]["#" ident]["[" index "]"]
+    locator   := ["logical:"] (path | selector) | "menu:" text ("/" text)*
+
+``logical:`` evaluates the rest in the logical tree (WPF keeps there what the
+visual tree does not show: a closed submenu's items, a collapsed tree node's
+children, the items a virtualizing list has not made containers for).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from wpfprobe.core.errors import InvalidArgumentError
 
 MAX_LOCATOR_LENGTH = 2000
+#: Evaluates the locator after it in the logical tree (also the form of the paths built there).
+LOGICAL_PREFIX = "logical:"
 
 Op = Literal["exists", "equals", "contains", "regex"]
 
@@ -60,6 +67,7 @@ class PathSegment:
 @dataclass(frozen=True, slots=True)
 class PathLocator:
     segments: tuple[PathSegment, ...]
+    tree_type: Literal["visual", "logical"] = "visual"
 
 
 Locator = Selector | PathLocator
@@ -91,6 +99,13 @@ def parse_locator(text: str) -> Locator:
         raise InvalidArgumentError("The locator is empty.", suggestion=_SUGGEST, detail={"position": 0})
     if src[:5].lower() == "menu:":
         return _menu_path(src[5:])
+    if src[: len(LOGICAL_PREFIX)].lower() == LOGICAL_PREFIX:
+        rest = src[len(LOGICAL_PREFIX) :].strip()
+        if not rest:
+            raise InvalidArgumentError(
+                "Nothing follows 'logical:'.", suggestion=_SUGGEST, detail={"position": len(LOGICAL_PREFIX)}
+            )
+        return replace(_Parser(rest).parse(), tree_type="logical")
     parser = _Parser(src)
     return parser.parse()
 

@@ -50,14 +50,13 @@ class Resolver(Locating):
         else:
             first, *rest = target.locators
             loc = parse_locator(first)
-            tree: TreeType = loc.tree_type if isinstance(loc, Selector) else "visual"
-            matches = self.evaluate(loc, self.adapter.roots(), tree_type=tree)
+            matches = self.evaluate(loc, self.adapter.roots(), tree_type=loc.tree_type)
             for i, text in enumerate(rest):
                 # Each further locator searches inside the one element found so far.
                 parent = self._one(matches, " >> ".join(target.locators[: i + 1]))
-                matches = self.evaluate(
-                    parse_locator(text), self.children_of(parent, "visual"), tree_type="visual", anchored=parent
-                )
+                inner = parse_locator(text)
+                tree: TreeType = inner.tree_type
+                matches = self.evaluate(inner, self.children_of(parent, tree), tree_type=tree, anchored=parent)
         if target.nth is not None:
             try:
                 return [matches[target.nth]]
@@ -92,22 +91,23 @@ class Resolver(Locating):
         return matches
 
     def evaluate_path(self, loc: PathLocator, scope: list[Any], *, relative: bool) -> list[Any]:
+        tree = loc.tree_type
         first, rest = loc.segments[0], loc.segments[1:]
         if first.ident is not None and not relative:
             # A named first segment anchors anywhere in the app, like a selector.
             compound = Compound(type_name=first.type_name, ident=first.ident)
-            current = self.select_compound(scope, compound, tree_type="visual")
+            current = self.select_compound(scope, compound, tree_type=tree)
             if first.index is not None:
                 current = current[first.index : first.index + 1]
             elif len(current) > 1:
                 return current  # ambiguous: resolve() reports the candidates
         else:
-            pool = scope if not relative else self.children_of(scope[0], "visual")
+            pool = scope if not relative else self.children_of(scope[0], tree)
             current = self._segment_pick(pool, first)
         for seg in rest:
             if len(current) != 1:
                 return []
-            current = self._segment_pick(self.children_of(current[0], "visual"), seg)
+            current = self._segment_pick(self.children_of(current[0], tree), seg)
         return current
 
     def _segment_pick(self, pool: list[Any], seg: Any) -> list[Any]:
