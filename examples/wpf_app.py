@@ -18,6 +18,15 @@ What it shows: a menu with a key binding, nested layout, a working data binding
 check box, a disabled button, a button covered by a panel, a timer, a modal
 dialog and a collapsed label.
 
+Items of every kind, in itemsPanel (WPF only; tests/integration/test_wpf_items.py):
+peopleList (200 DataRowViews shown by DisplayMemberPath="Name", virtualized),
+accountsList (shown by their Password: a list of secrets), fruitCombo (strings,
+one with a "_"), foodTree (a data-bound tree: Fruits expanded, Vegetables and
+Root vegetables collapsed), ordersGrid (a DataGrid of 300 orders, Id
+read-only), detailsTabs (generalTab with optionsList of check boxes,
+emailOption reports itself, and notesTab), and View > Word Wrap, a checkable
+menu item. Captions carry "_" access keys (_File, Save _As, _View, _General).
+
 WPF types are imported by name and every WPF-typed variable is annotated, so
 ``tests/unit/wpf_surface.py`` can check this file against the WPF API.
 """
@@ -33,22 +42,26 @@ import clr
 for _assembly in ("WindowsBase", "PresentationCore", "PresentationFramework", "System.Data"):
     clr.AddReference(_assembly)
 
-from System import Action, TimeSpan
-from System.Data import DataTable
+from System import Action, Array, Boolean, DBNull, Double, Int32, Object, String, TimeSpan
+from System.Data import DataRelation, DataRow, DataRowChangeEventArgs, DataRowView, DataSet, DataTable, DataView
 from System.Threading import ApartmentState, Thread, ThreadStart
-from System.Windows import Application, RoutedEventArgs, ShutdownMode, Window
+from System.Windows import Application, RoutedEventArgs, RoutedPropertyChangedEventArgs, ShutdownMode, Window
 from System.Windows.Controls import (
     Button,
     CheckBox,
     ComboBox,
     ComboBoxItem,
+    DataGrid,
     ListBox,
     ListBoxItem,
     MenuItem,
     PasswordBox,
     SelectionChangedEventArgs,
+    TabControl,
+    TabItem,
     TextBlock,
     TextBox,
+    TreeView,
 )
 from System.Windows.Input import (
     ApplicationCommands,
@@ -64,6 +77,8 @@ from System.Windows.Threading import Dispatcher, DispatcherPriority, DispatcherT
 T = TypeVar("T")
 
 PASSWORD = "hunter2"
+#: What every Password of the people and accounts lists starts with: it must never be shown.
+ACCOUNT_SECRET = "pin-7731"
 
 # No code-behind with XamlReader: events are wired in build(). The DataContext is
 # a DataRowView, which WPF binds to like a view model (its columns are its
@@ -72,16 +87,57 @@ XAML = r"""
 <Window xmlns="http://schemas.microsoft.com/winfx/2006/xaml/presentation"
         xmlns:x="http://schemas.microsoft.com/winfx/2006/xaml"
         x:Name="mainWindow" Title="wpfprobe demo"
-        Width="480" Height="620" WindowStartupLocation="CenterScreen">
+        Width="940" Height="700" WindowStartupLocation="CenterScreen">
   <DockPanel>
     <Menu x:Name="menuBar" DockPanel.Dock="Top">
-      <MenuItem x:Name="fileMenu" Header="File">
-        <MenuItem x:Name="saveMenuItem" Header="Quick Save" InputGestureText="Ctrl+S"/>
-        <MenuItem x:Name="saveAsMenuItem" Header="Save As"/>
+      <MenuItem x:Name="fileMenu" Header="_File">
+        <MenuItem x:Name="saveMenuItem" Header="Quick _Save" InputGestureText="Ctrl+S"/>
+        <MenuItem x:Name="saveAsMenuItem" Header="Save _As"/>
         <Separator/>
-        <MenuItem x:Name="exitMenuItem" Header="Exit"/>
+        <MenuItem x:Name="exitMenuItem" Header="E_xit"/>
+      </MenuItem>
+      <MenuItem x:Name="viewMenu" Header="_View">
+        <MenuItem x:Name="wordWrapMenuItem" Header="_Word Wrap" IsCheckable="True"/>
       </MenuItem>
     </Menu>
+    <!-- Items of every kind (issue 11): virtualized data lists, a data-bound tree with
+         collapsed nodes, a combo box of strings, a grid of 300 rows, tabs, check box items. -->
+    <StackPanel x:Name="itemsPanel" DockPanel.Dock="Right" Width="420" Margin="0,12,12,12">
+      <ListBox x:Name="peopleList" Height="96" DisplayMemberPath="Name"/>
+      <ListBox x:Name="accountsList" Height="44" Margin="0,4,0,0" DisplayMemberPath="Password"/>
+      <ComboBox x:Name="fruitCombo" Width="160" Margin="0,4,0,0" HorizontalAlignment="Left"/>
+      <TreeView x:Name="foodTree" Height="130" Margin="0,4,0,0" TextSearch.TextPath="Name">
+        <TreeView.ItemContainerStyle>
+          <Style TargetType="TreeViewItem">
+            <Setter Property="IsExpanded" Value="{Binding Expanded, Mode=OneWay}"/>
+          </Style>
+        </TreeView.ItemContainerStyle>
+        <TreeView.ItemTemplate>
+          <HierarchicalDataTemplate ItemsSource="{Binding Children}">
+            <TextBlock Text="{Binding Name}"/>
+          </HierarchicalDataTemplate>
+        </TreeView.ItemTemplate>
+      </TreeView>
+      <DataGrid x:Name="ordersGrid" Height="150" Margin="0,4,0,0" AutoGenerateColumns="False"
+                CanUserAddRows="False" TextSearch.TextPath="Customer">
+        <DataGrid.Columns>
+          <DataGridTextColumn Header="Id" Binding="{Binding Id}" IsReadOnly="True"/>
+          <DataGridTextColumn Header="Customer" Binding="{Binding Customer}" Width="*"/>
+          <DataGridTextColumn Header="Amount" Binding="{Binding Amount}"/>
+        </DataGrid.Columns>
+      </DataGrid>
+      <TabControl x:Name="detailsTabs" Height="110" Margin="0,4,0,0">
+        <TabItem x:Name="generalTab" Header="_General">
+          <ListBox x:Name="optionsList">
+            <CheckBox x:Name="emailOption" Content="_Email me"/>
+            <CheckBox x:Name="callOption" Content="Call me"/>
+          </ListBox>
+        </TabItem>
+        <TabItem x:Name="notesTab" Header="_Notes">
+          <TextBox x:Name="notesBox" Text="Nothing yet"/>
+        </TabItem>
+      </TabControl>
+    </StackPanel>
     <StackPanel x:Name="formPanel" Margin="12">
       <Grid x:Name="fieldsTable" Margin="0,0,0,8">
         <Grid.ColumnDefinitions>
@@ -193,6 +249,8 @@ def build() -> Window:
     load: Button = window.FindName("loadButton")
     covered: Button = window.FindName("coveredButton")
     save_item: MenuItem = window.FindName("saveMenuItem")
+    word_wrap: MenuItem = window.FindName("wordWrapMenuItem")
+    email_option: CheckBox = window.FindName("emailOption")
     save_as: MenuItem = window.FindName("saveAsMenuItem")
     exit_item: MenuItem = window.FindName("exitMenuItem")
     items_list: ListBox = window.FindName("itemsList")
@@ -242,6 +300,12 @@ def build() -> Window:
         if isinstance(selected, ComboBoxItem):
             status.Text = f"Size {selected.Content}"
 
+    def on_word_wrap(sender: Any, args: RoutedEventArgs) -> None:
+        status.Text = f"Word wrap {'on' if word_wrap.IsChecked else 'off'}"
+
+    def on_email_option(sender: Any, args: RoutedEventArgs) -> None:
+        status.Text = f"Email me {'on' if email_option.IsChecked else 'off'}"
+
     # Ctrl+S and the Quick Save menu item run ApplicationCommands.Save, which the
     # window handles as saveButton's click does.
     save_command = CommandBinding(ApplicationCommands.Save)
@@ -260,7 +324,139 @@ def build() -> Window:
     subscribe.Unchecked += on_unsubscribed
     items_list.SelectionChanged += on_item
     size_combo.SelectionChanged += on_size
+    word_wrap.Checked += on_word_wrap
+    word_wrap.Unchecked += on_word_wrap
+    email_option.Checked += on_email_option
+    email_option.Unchecked += on_email_option
+    build_items(window, status)
     return window
+
+
+def people_table() -> DataTable:
+    """200 people: a ListBox shows their Name (DisplayMemberPath) and virtualizes the rest."""
+    table = DataTable("People")
+    for column in ("Name", "Email", "Password"):
+        table.Columns.Add(column)
+    names = ["Ada Lovelace", "Alan Turing", "Grace Hopper", *(f"Person {n}" for n in range(4, 201))]
+    for n, name in enumerate(names, start=1):
+        row = table.NewRow()
+        row["Name"] = name
+        row["Email"] = f"user{n}@example.org"
+        row["Password"] = f"{ACCOUNT_SECRET}-{n}"
+        table.Rows.Add(row)
+    return table
+
+
+def accounts_table() -> DataTable:
+    """Two accounts, shown by their Password column (DisplayMemberPath): a list of secrets."""
+    table = DataTable("Accounts")
+    table.Columns.Add("User")
+    table.Columns.Add("Password")
+    for user in ("ada", "alan"):
+        row = table.NewRow()
+        row["User"] = user
+        row["Password"] = f"{ACCOUNT_SECRET}-{user}"
+        table.Rows.Add(row)
+    return table
+
+
+def food_view() -> DataView:
+    """A tree of food: a table related to itself ("Children"), its root rows, Fruits expanded."""
+    data = DataSet("Food")
+    table = DataTable("Food")
+    data.Tables.Add(table)
+    table.Columns.Add("Id", clr.GetClrType(Int32))
+    table.Columns.Add("ParentId", clr.GetClrType(Int32))
+    table.Columns.Add("Name")
+    table.Columns.Add("Expanded", clr.GetClrType(Boolean))
+    rows = [
+        (1, None, "Fruits", True),
+        (2, 1, "Apple", False),
+        (3, 1, "Banana", False),
+        (4, None, "Vegetables", False),
+        (5, 4, "Carrot", False),
+        (6, 4, "Pea", False),
+        (7, 4, "Root vegetables", False),
+        (8, 7, "Potato", False),
+        (9, 7, "Beet", False),
+    ]
+    for ident, parent, name, expanded in rows:
+        row = table.NewRow()
+        row["Id"] = ident
+        row["ParentId"] = DBNull.Value if parent is None else parent
+        row["Name"] = name
+        row["Expanded"] = expanded
+        table.Rows.Add(row)
+    data.Relations.Add(DataRelation("Children", table.Columns["Id"], table.Columns["ParentId"], False))
+    roots = DataView(table)
+    roots.RowFilter = "ParentId IS NULL"
+    return roots
+
+
+def orders_table() -> DataTable:
+    """300 orders for a DataGrid that realises only the rows in view."""
+    table = DataTable("Orders")
+    table.Columns.Add("Id", clr.GetClrType(Int32))
+    table.Columns.Add("Customer")
+    table.Columns.Add("Amount", clr.GetClrType(Double))
+    customers = ("Ada", "Alan", "Grace", "Edsger", "Barbara")
+    for n in range(1, 301):
+        row = table.NewRow()
+        row["Id"] = n
+        row["Customer"] = f"{customers[n % len(customers)]} {n}"
+        row["Amount"] = float(n) * 2.5
+        table.Rows.Add(row)
+    return table
+
+
+def build_items(window: Window, status: TextBlock) -> None:
+    """Fill the lists of the items panel and report what is picked in statusLabel."""
+    people_list: ListBox = window.FindName("peopleList")
+    accounts_list: ListBox = window.FindName("accountsList")
+    fruit_combo: ComboBox = window.FindName("fruitCombo")
+    food_tree: TreeView = window.FindName("foodTree")
+    orders_grid: DataGrid = window.FindName("ordersGrid")
+    details_tabs: TabControl = window.FindName("detailsTabs")
+
+    people = people_table()
+    people_list.ItemsSource = people.DefaultView
+    accounts_list.ItemsSource = accounts_table().DefaultView
+    # Strings: the combo box makes their ComboBoxItems only when it drops down. A "_"
+    # in an item's text is shown as it is (no access key in a combo box item).
+    fruit_combo.ItemsSource = Array[String](["Apple", "Banana", "Cherry", "Snake_fruit"])
+    fruit_combo.SelectedIndex = 0
+    food_tree.ItemsSource = food_view()
+    orders = orders_table()
+    orders_grid.ItemsSource = orders.DefaultView
+
+    def on_person(sender: Any, args: SelectionChangedEventArgs) -> None:
+        picked = people_list.SelectedItem
+        if isinstance(picked, DataRowView):
+            status.Text = f"Person {picked['Name']}"
+
+    def on_fruit(sender: Any, args: SelectionChangedEventArgs) -> None:
+        status.Text = f"Fruit {fruit_combo.SelectedItem}"
+
+    def on_food(sender: Any, args: RoutedPropertyChangedEventArgs[Object]) -> None:
+        picked = food_tree.SelectedItem
+        if isinstance(picked, DataRowView):
+            status.Text = f"Food {picked['Name']}"
+
+    def on_order(sender: Any, args: DataRowChangeEventArgs) -> None:
+        changed: DataRow = args.Row
+        status.Text = f"Order {changed['Id']} is now {changed['Customer']}"
+
+    def on_tab(sender: Any, args: SelectionChangedEventArgs) -> None:
+        # SelectionChanged bubbles: a list inside a tab raises it through the TabControl too.
+        picked = details_tabs.SelectedItem
+        if Object.ReferenceEquals(args.OriginalSource, details_tabs) and isinstance(picked, TabItem):
+            status.Text = f"Tab {str(picked.Header).replace('_', '')}"
+
+    people_list.SelectionChanged += on_person
+    fruit_combo.SelectionChanged += on_fruit
+    food_tree.SelectedItemChanged += on_food
+    orders.RowChanged += on_order
+    details_tabs.SelectionChanged += on_tab
 
 
 class BackgroundApp:

@@ -74,10 +74,8 @@ def same_object(a: Any, b: Any) -> bool:
     from System import Object  # noqa: PLC0415
 
     if isinstance(a, ItemRef) or isinstance(b, ItemRef):
+        # An item's owner may itself be an item (a node under a tree node that has no container).
         return (
-            isinstance(a, ItemRef)
-            and isinstance(b, ItemRef)
-            and a.index == b.index
-            and bool(Object.ReferenceEquals(a.owner, b.owner))
+            isinstance(a, ItemRef) and isinstance(b, ItemRef) and a.index == b.index and same_object(a.owner, b.owner)
         )
     return bool(Object.ReferenceEquals(a, b))

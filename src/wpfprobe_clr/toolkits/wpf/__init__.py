@@ -31,13 +31,20 @@ declared return type), so nothing escapes the check by crossing a module.
 
 ``WpfAdapter`` (``_adapter``) is assembled from one mixin per concern, each
 derived from ``_tree._TreeAdapter`` (the app, its dispatcher and the element
-trees): ``_properties`` (describing and reading properties, showing values),
-``_mutation`` (setting them), ``_bindings`` and ``_binding_trace`` (bindings
-and their errors), ``_resources``, ``_triggers`` (triggers and behaviors),
-``_diagnostics`` (facts for the audit rules), ``_capture`` (screenshots), and
-for input ``_input`` (automation peers and providers, commands), ``_keyboard``
-(keys and focus), ``_actions`` (clicks, typing, selection, toggles) and
-``_blockers`` (why an action cannot happen now).
+trees), most through ``_items._ItemsAdapter`` (the items of every
+ItemsControl as elements: containers, element items and data items,
+``ItemRef``, in the logical tree; their names, states and texts):
+``_properties`` (describing and reading properties, showing values, the text
+a user reads), ``_mutation`` (setting them), ``_bindings`` and
+``_binding_trace`` (bindings and their errors), ``_resources``, ``_triggers``
+(triggers and behaviors), ``_diagnostics`` (facts for the audit rules),
+``_capture`` (screenshots), and for input ``_input`` (automation peers and
+providers, commands), ``_keyboard`` (keys and focus), ``_item_actions``
+(reaching, selecting, expanding and editing items), ``_actions`` (clicks,
+typing, selection, toggles) and ``_blockers`` (why an action cannot happen
+now). The rules about items that need no CLR (type names, text sources,
+paths, access keys) are in ``toolkits/_wpf_items.py``, where unit tests
+reach them.
 
 Importing this package does not fail where WPF is missing (Linux, Mono):
 ``is_wpf_object`` stays usable for auto-detection, and ``WpfAdapter`` or

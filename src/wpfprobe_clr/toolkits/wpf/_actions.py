@@ -11,22 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from System import Environment, Object
-from System.ComponentModel import PropertyDescriptor as NetPropertyDescriptor
-from System.ComponentModel import TypeDescriptor
+from System import Environment
 
 from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
-from wpfprobe.core.protocol import MouseButton, PlainValue
-from wpfprobe_clr._values import to_plain
-from wpfprobe_clr.toolkits.wpf._input import _args, _cannot, _flip, _pattern, _peer, _run_command
-from wpfprobe_clr.toolkits.wpf._keyboard import _KeyboardMixin
+from wpfprobe.core.protocol import ItemRef, MouseButton, PlainValue
+from wpfprobe_clr.toolkits.wpf._input import _args, _cannot, _flip, _pattern, _run_command
+from wpfprobe_clr.toolkits.wpf._item_actions import _ItemActionsMixin
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._properties import _plain
 from wpfprobe_clr.toolkits.wpf._tree import _MAX_DEPTH, _describe
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import (
-        ContentElement,
         DependencyObject,
         FrameworkContentElement,
         FrameworkElement,
@@ -34,9 +30,8 @@ if _WPF_LOAD_ERROR is None:
         RoutedEventArgs,
         UIElement,
     )
-    from System.Windows.Automation.Peers import AutomationPeer, ItemAutomationPeer, PatternInterface
+    from System.Windows.Automation.Peers import PatternInterface
     from System.Windows.Automation.Provider import (
-        IExpandCollapseProvider,
         IInvokeProvider,
         ISelectionItemProvider,
         IToggleProvider,
@@ -44,37 +39,34 @@ if _WPF_LOAD_ERROR is None:
     )
     from System.Windows.Controls import (
         ComboBox,
-        ContentControl,
         ContextMenu,
         Control,
+        DataGridCell,
         Expander,
-        HeaderedContentControl,
-        HeaderedItemsControl,
-        ItemCollection,
         ItemsControl,
-        ListBoxItem,
         MenuItem,
         PasswordBox,
         RadioButton,
         RichTextBox,
-        TabItem,
-        TextBlock,
         TextBox,
+        TreeView,
         TreeViewItem,
     )
     from System.Windows.Controls.Primitives import ButtonBase, RangeBase, Selector, TextBoxBase, ToggleButton
     from System.Windows.Input import Mouse, MouseButtonEventArgs
     from System.Windows.Input import MouseButton as NetMouseButton
     from System.Windows.Media import Visual, VisualTreeHelper
-    from System.Windows.Media.Media3D import Visual3D
-
-_MAX_ITEM_PEERS = 2000
 
 
-class _ActionsMixin(_KeyboardMixin):
-    """The actions of WpfAdapter: action_state, click, type_text, select, toggle."""
+class _ActionsMixin(_ItemActionsMixin):
+    """The actions of WpfAdapter: action_state, click, type_text, select, toggle, focus."""
 
     def action_state(self, element: Any) -> dict[str, PlainValue]:
+        if isinstance(element, ItemRef):
+            container = self._ref_container(element)
+            if container is not None:
+                return self.action_state(container)  # WPF has made its container since
+            return self._data_item_action_state(element)
         state: dict[str, PlainValue] = {}
         if isinstance(element, ToggleButton):
             checked = element.IsChecked
@@ -85,19 +77,51 @@ class _ActionsMixin(_KeyboardMixin):
             if element.HasItems:
                 state["expanded"] = bool(element.IsSubmenuOpen)
         if isinstance(element, Selector):
-            state["selectedIndex"] = int(element.SelectedIndex)
-            state["selectedItem"] = self._item_text(element, element.SelectedItem)
+            state.update(self._selection_state(element))
         if isinstance(element, ComboBox):
             state["expanded"] = bool(element.IsDropDownOpen)
         if isinstance(element, Expander):
             state["expanded"] = bool(element.IsExpanded)
         if isinstance(element, TreeViewItem):
             state["expanded"] = bool(element.IsExpanded)
+            tree = self._tree_view_of(element)
+            if tree is not None:
+                state["selectedItem"] = self._tree_selection_text(tree)
+        if isinstance(element, TreeView):
+            state["selectedItem"] = self._tree_selection_text(element)
         if isinstance(element, RangeBase):
             state["value"] = _plain(float(element.Value))
+        if isinstance(element, DependencyObject) and not isinstance(element, Selector):
+            # An item shows what its click changes: its list's selection, the check box it holds.
+            owner = ItemsControl.ItemsControlFromItemContainer(element)
+            if isinstance(owner, Selector):
+                state.update(self._selection_state(owner))
+            toggle = self._item_toggle(element)
+            if toggle is not None and "checked" not in state:
+                checked_now = toggle.IsChecked
+                state["checked"] = None if checked_now is None else bool(checked_now)
         return state
 
+    def _data_item_action_state(self, ref: ItemRef) -> dict[str, PlainValue]:
+        owner = ref.owner
+        if isinstance(owner, Selector):
+            return self._selection_state(owner)
+        tree = self._tree_view_of(ref)
+        if tree is None:
+            return {}
+        return {"selectedItem": self._tree_selection_text(tree), "expanded": False}
+
     def click(self, element: Any, *, button: MouseButton, count: int) -> None:
+        if isinstance(element, ItemRef):
+            container = self._realise(element)
+            if container is None:
+                if button != "left":
+                    raise _cannot(element, f"a {button} click (it is not shown)", "Click it with the left button.")
+                # No container can be made for it here (a closed combo box's item): its list selects it.
+                self._select_data_item(element)
+                self._settle()
+                return
+            element = container
         if button == "right":
             self._open_context_menu(element)
             self._settle()
@@ -113,6 +137,10 @@ class _ActionsMixin(_KeyboardMixin):
             self._settle()
 
     def type_text(self, element: Any, text: str, *, replace: bool) -> None:
+        if isinstance(element, DataGridCell):
+            self._type_into_cell(element, text, replace)
+            self._settle()
+            return
         if isinstance(element, TextBoxBase) or isinstance(element, PasswordBox):
             if isinstance(element, TextBoxBase) and element.IsReadOnly:
                 raise ElementNotInteractableError(
@@ -145,16 +173,14 @@ class _ActionsMixin(_KeyboardMixin):
         value.SetValue(text if replace else str(value.Value or "") + text)
 
     def select(self, element: Any, *, item: str | None, index: int | None) -> None:
+        if isinstance(element, ItemRef) or isinstance(element, TreeView) or isinstance(element, TreeViewItem):
+            # A tree: item is a path of node texts from here (Vegetables/Carrot), index a node at this level.
+            self._select_in_tree(element, item, index)
+            self._settle()
+            return
         if not isinstance(element, Selector):
             raise _cannot(element, "select", "Use wpf_click or wpf_toggle for this element.")
-        items: ItemCollection = element.Items
-        count = int(items.Count)
-        chosen = -1
-        if index is not None and 0 <= index < count:
-            chosen = index
-        else:
-            texts = [self._item_text(element, items[i]) or "" for i in range(count)]
-            chosen = _choose(texts, item, index)
+        chosen = self._choose(element, item, index)
         container = element.ItemContainerGenerator.ContainerFromIndex(chosen)
         if isinstance(container, UIElement) and not container.IsEnabled:
             raise ElementNotInteractableError(
@@ -166,6 +192,18 @@ class _ActionsMixin(_KeyboardMixin):
         self._settle()
 
     def toggle(self, element: Any, *, state: bool | None) -> None:
+        if isinstance(element, ItemRef):
+            container = self._realise(element)
+            if container is None:
+                raise _cannot(element, "toggle", "Expand its tree node or open its list first.")
+            element = container
+        if self._toggle_node(element, state):
+            self._settle()
+            return
+        shown = self._item_toggle(element)
+        if shown is not None:
+            self.toggle(shown, state=state)  # the check box the item shows
+            return
         if isinstance(element, RadioButton):
             if state is False:
                 raise InvalidArgumentError(
@@ -194,8 +232,19 @@ class _ActionsMixin(_KeyboardMixin):
                     element.IsChecked = not element.IsChecked
             return
         raise _cannot(
-            element, "toggle", "Only check boxes, radio buttons, toggle buttons and checkable menu items toggle."
+            element,
+            "toggle",
+            "Check boxes, radio buttons, toggle buttons, checkable menu items, tree nodes with children, "
+            "expanders and items that show a check box toggle.",
         )
+
+    def focus(self, element: Any) -> None:
+        if isinstance(element, ItemRef):
+            container = self._realise(element)
+            if container is None:
+                raise _cannot(element, "keyboard focus", "Select it through its list (wpf_select) instead.")
+            element = container
+        super().focus(element)
 
     def _left_click(self, element: Any) -> None:
         if isinstance(element, MenuItem):
@@ -204,21 +253,7 @@ class _ActionsMixin(_KeyboardMixin):
         if isinstance(element, ToggleButton):
             self._toggle_once(element)
             return
-        if isinstance(element, ListBoxItem) or isinstance(element, TabItem):
-            owner = ItemsControl.ItemsControlFromItemContainer(element)
-            if isinstance(owner, Selector):
-                index = int(owner.ItemContainerGenerator.IndexFromContainer(element))
-                if index >= 0:
-                    # A list or tab item's own peer is a wrapper without patterns;
-                    # the selection goes through its list, as a click's does.
-                    self._take_focus(element)
-                    self._select_index(owner, index)
-                    if isinstance(owner, ComboBox) and owner.IsDropDownOpen:
-                        owner.IsDropDownOpen = False
-                    return
-        if isinstance(element, TreeViewItem):
-            self._take_focus(element)
-            element.IsSelected = True
+        if self._click_item(element):
             return
         provider = _pattern(element, PatternInterface.Invoke)
         if provider is not None:
@@ -259,25 +294,6 @@ class _ActionsMixin(_KeyboardMixin):
             return
         item.IsSubmenuOpen = not item.IsSubmenuOpen
 
-    def _open_menu_chain(self, item: MenuItem) -> None:
-        """Open the menus above ``item``, top first, as a user clicking its path would."""
-        chain: list[MenuItem] = []
-        parent = ItemsControl.ItemsControlFromItemContainer(item)
-        while isinstance(parent, MenuItem) and len(chain) < _MAX_DEPTH:
-            chain.append(parent)
-            parent = ItemsControl.ItemsControlFromItemContainer(parent)
-        for header in reversed(chain):
-            if not isinstance(header, MenuItem):
-                continue
-            if header.IsSubmenuOpen:
-                continue
-            provider = _pattern(header, PatternInterface.ExpandCollapse)
-            if provider is not None:
-                expand = IExpandCollapseProvider(provider)
-                expand.Expand()
-            else:
-                header.IsSubmenuOpen = True
-
     def _toggle_once(self, button: ToggleButton) -> None:
         """One click on a toggle button: toggle it, then Click and its command, as ToggleButton.OnClick does."""
         if isinstance(button, RadioButton):
@@ -297,28 +313,6 @@ class _ActionsMixin(_KeyboardMixin):
         # The Toggle pattern only toggles; a click also raises Click and runs the command.
         button.RaiseEvent(RoutedEventArgs(ButtonBase.ClickEvent, button))
         _run_command(button.Command, button.CommandParameter, button.CommandTarget, button)
-
-    def _select_index(self, selector: Selector, index: int) -> None:
-        items: ItemCollection = selector.Items
-        wanted = items[index]
-        # Item peers are made for every item: for a very long list, set the index directly.
-        peer: AutomationPeer | None = _peer(selector) if int(items.Count) <= _MAX_ITEM_PEERS else None
-        if peer is not None:
-            # The SelectionItem pattern lives on the list's item peers (the peer of
-            # an item container is a wrapper without patterns).
-            matches: list[ItemAutomationPeer] = []
-            for child in peer.GetChildren() or []:
-                if isinstance(child, ItemAutomationPeer) and Object.Equals(child.Item, wanted):
-                    matches.append(child)
-            if len(matches) == 1:
-                match: ItemAutomationPeer = matches[0]
-                provider = match.GetPattern(PatternInterface.SelectionItem)
-                if provider is not None:
-                    selection = ISelectionItemProvider(provider)
-                    selection.Select()
-                    if int(selector.SelectedIndex) == index:
-                        return
-        selector.SelectedIndex = index
 
     def _open_context_menu(self, element: Any) -> None:
         node: Any = element
@@ -354,33 +348,6 @@ class _ActionsMixin(_KeyboardMixin):
             if isinstance(control, Control):
                 control.RaiseEvent(_mouse_args(Control.MouseDoubleClickEvent, element))
 
-    def _item_text(self, owner: ItemsControl | None, item: Any) -> str | None:
-        """An item's display text: its content or header, else the data item's display member or text."""
-        if item is None:
-            return None
-        if isinstance(item, str):
-            return item
-        value: Any = item
-        if isinstance(item, PasswordBox):
-            return None
-        if isinstance(item, HeaderedContentControl):
-            value = item.Header
-        elif isinstance(item, HeaderedItemsControl):
-            value = item.Header
-        elif isinstance(item, ContentControl):
-            value = item.Content
-        elif isinstance(item, TextBlock):
-            value = item.Text
-        elif isinstance(item, TextBox):
-            value = item.Text
-        elif owner is not None and owner.DisplayMemberPath:
-            value = _member_value(item, str(owner.DisplayMemberPath))
-        if isinstance(value, TextBlock):
-            value = value.Text
-        if value is None or isinstance(value, (Visual, Visual3D, ContentElement)):
-            return None  # an element shown as content has no text of its own here
-        return value if isinstance(value, str) else str(to_plain(value))
-
 
 def _mouse_args(event: RoutedEvent, source: UIElement) -> MouseButtonEventArgs:
     args = MouseButtonEventArgs(*_args(Mouse.PrimaryDevice, Environment.TickCount, NetMouseButton.Left))
@@ -409,37 +376,3 @@ def _prepare_text_box(element: Any, replace: bool) -> None:
             element.CaretPosition = element.Document.ContentEnd
     elif isinstance(element, TextBoxBase) and replace:
         element.SelectAll()  # the first character typed replaces the selection
-
-
-def _choose(texts: list[str], item: str | None, index: int | None) -> int:
-    """The index of the item to select: by index, else by text (exact, then case-insensitive)."""
-    if index is not None:
-        if not 0 <= index < len(texts):
-            raise InvalidArgumentError(
-                f"index {index} is out of range: there are {len(texts)} items.",
-                suggestion="Pass an index from 0 to the item count minus one, or the item's text.",
-                detail={"count": len(texts), "items": texts[:50]},
-            )
-        return index
-    if item is not None:
-        if item in texts:
-            return texts.index(item)
-        folded = [t.casefold() for t in texts]
-        if item.casefold() in folded:
-            return folded.index(item.casefold())
-    raise InvalidArgumentError(
-        f"No item has the text {item!r}.",
-        suggestion="Pick one of detail.items (exact text, case-insensitive), or pass index.",
-        detail={"count": len(texts), "items": texts[:50]},
-    )
-
-
-def _member_value(item: Any, path: str) -> Any:
-    """A data item's DisplayMemberPath value (a single property name only, as a binding reads it)."""
-    if "." in path or "[" in path:
-        return None
-    try:
-        found: NetPropertyDescriptor | None = TypeDescriptor.GetProperties(item).Find(path, False)
-        return None if found is None else found.GetValue(item)
-    except Exception:  # noqa: BLE001 - an app's getter may throw; the item just has no text then
-        return None

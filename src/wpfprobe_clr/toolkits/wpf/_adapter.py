@@ -17,7 +17,6 @@ from wpfprobe_clr.toolkits.wpf._capture import _CaptureMixin
 from wpfprobe_clr.toolkits.wpf._diagnostics import _DiagnosticsMixin
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._mutation import _MutationMixin
-from wpfprobe_clr.toolkits.wpf._properties import _PropertiesMixin
 from wpfprobe_clr.toolkits.wpf._resources import _ResourcesMixin
 from wpfprobe_clr.toolkits.wpf._triggers import _TriggersMixin
 
@@ -27,7 +26,9 @@ if _WPF_LOAD_ERROR is None:
 
 
 class WpfAdapter(
-    _PropertiesMixin,
+    # First: the actions build on the items' reads and the properties (item texts), which
+    # therefore come before the mixins that only need the trees (_items before _tree).
+    _ActionsMixin,
     _MutationMixin,
     _BindingsMixin,
     _ResourcesMixin,
@@ -35,7 +36,6 @@ class WpfAdapter(
     _DiagnosticsMixin,
     _CaptureMixin,
     _BlockersMixin,
-    _ActionsMixin,
 ):
     """ToolkitAdapter for one WPF UI thread; every method runs on that thread."""
 

@@ -15,10 +15,12 @@ from typing import Any
 
 from System import Object
 
-from wpfprobe.core.protocol import ActionKind, Blocker, InputMode
+from wpfprobe.core.protocol import ActionKind, Blocker, InputMode, ItemRef
 from wpfprobe_clr.toolkits.wpf._input import _pattern, _source_of
+from wpfprobe_clr.toolkits.wpf._item_actions import _is_item
+from wpfprobe_clr.toolkits.wpf._items import _ItemsAdapter
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
-from wpfprobe_clr.toolkits.wpf._tree import _MAX_DEPTH, _describe, _TreeAdapter
+from wpfprobe_clr.toolkits.wpf._tree import _MAX_DEPTH, _describe
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import (
@@ -38,15 +40,19 @@ if _WPF_LOAD_ERROR is None:
     from System.Windows.Automation.Provider import IValueProvider
     from System.Windows.Controls import (
         ComboBox,
+        DataGridCell,
+        DataGridRow,
+        Expander,
         ItemsControl,
         ListBoxItem,
         Menu,
         MenuItem,
         PasswordBox,
         TabItem,
+        TreeView,
         TreeViewItem,
     )
-    from System.Windows.Controls.Primitives import Selector, TextBoxBase, ToggleButton
+    from System.Windows.Controls.Primitives import MenuBase, Selector, TextBoxBase, ToggleButton
     from System.Windows.Interop import WindowInteropHelper
     from System.Windows.Media import HitTestResult, Matrix, Visual, VisualTreeHelper
 
@@ -59,26 +65,85 @@ if _WPF_LOAD_ERROR is None:
     _VISIBLE = str(Visibility.Visible)
 
 
-class _BlockersMixin(_TreeAdapter):
+class _BlockersMixin(_ItemsAdapter):
     """WpfAdapter.blocker and click_point."""
 
     def blocker(self, element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
         if action == "set":
             return None  # a property can be set on any element, shown or not
+        if isinstance(element, ItemRef):
+            container = self._ref_container(element)
+            if container is None:
+                return self._data_item_blocker(element, action, mode)
+            element = container  # WPF has made its container since: judge that
         unsupported = self._unsupported(element, action, mode)
         if unsupported is not None:
             return Blocker("unsupported", unsupported)
         # In toolkit mode a menu item in a closed drop-down is reached by opening
-        # the menus above it (File/Save As), as a user would.
-        through_menu = mode == "toolkit" and isinstance(element, MenuItem) and self._menu_reachable(element)
-        found = self._state_blocker(element, action, through_menu)
+        # the menus above it (File/Save As), as a user would; an item scrolled out
+        # of view or under a collapsed node, by scrolling to it or expanding it.
+        reachable = mode == "toolkit" and (
+            (isinstance(element, MenuItem) and self._menu_reachable(element))
+            or (_is_item(element) and self._list_shown(element))
+        )
+        found = self._state_blocker(element, action, reachable)
         if found is None:
             found = self._modal_blocker(element)
-        if found is None and (mode == "os" or action == "click"):
+        # An item takes a toolkit click through its list (scrolled to, then selected), not the pointer.
+        if found is None and (mode == "os" or (action == "click" and not _is_item(element))):
             found = self._pointer_blocker(element, mode)
         return found
 
+    def _data_item_blocker(self, ref: ItemRef, action: ActionKind, mode: InputMode) -> Blocker | None:
+        """A data item WPF has made no container for: reached through its list in toolkit mode only."""
+        control = self._items_control_of(ref)
+        in_tree = self._tree_view_of(ref) is not None
+        reachable = isinstance(ref.owner, Selector) or in_tree or isinstance(control, (MenuItem, MenuBase))
+        why: str | None = None
+        if action == "select":
+            why = "It is an item: click it, or use wpf_select on its list."
+        elif action in ("type", "keys"):
+            why = "It is a data item without a container: it takes no keys or text (a DataGrid cell does)."
+        elif action == "toggle" and not (in_tree and self._hierarchy_items(ref)):
+            why = "Only a tree node with children (it expands) toggles among data items."
+        elif not reachable:
+            why = "It is a data item of a list that selects nothing (a plain ItemsControl): nothing takes a click."
+        if why is not None:
+            return Blocker("unsupported", why)
+        if control is None:
+            return Blocker("hidden", "Its list is gone.")
+        if not control.IsEnabled:
+            return Blocker("disabled", "Its list, or an element the list is in, is disabled.")
+        shown = bool(control.IsVisible) or (isinstance(control, MenuItem) and self._menu_reachable(control))
+        if not shown:
+            return Blocker("hidden", "Its list, or an element the list is in, is collapsed or hidden, or not shown.")
+        found = self._modal_blocker(control)
+        if found is None and mode == "os":
+            found = Blocker(
+                "offscreen",
+                "It is a data item WPF has made no container for (scrolled out of view, or under a collapsed "
+                'node): it has no point on screen. mode="auto" brings it into view first.',
+            )
+        return found
+
+    def _list_shown(self, item: Any) -> bool:
+        """Whether the list or tree an item container is in is shown (then the item can be scrolled to)."""
+        current: Any = item
+        for _ in range(_MAX_DEPTH):
+            if not isinstance(current, DependencyObject):
+                return False
+            owner = ItemsControl.ItemsControlFromItemContainer(current)
+            if owner is None:
+                return False
+            if not isinstance(owner, TreeViewItem):
+                return bool(owner.IsVisible)
+            current = owner
+        return False
+
     def click_point(self, element: Any) -> tuple[int, int] | None:
+        if isinstance(element, ItemRef):
+            container = self._ref_container(element)
+            return self.click_point(container) if container is not None else None
         if not isinstance(element, UIElement) or not element.IsVisible:
             return None
         if PresentationSource.FromVisual(element) is None:
@@ -106,26 +171,36 @@ class _BlockersMixin(_TreeAdapter):
         elif action == "type":
             if isinstance(element, TextBoxBase) or isinstance(element, PasswordBox):
                 return None
+            if isinstance(element, DataGridCell):
+                return None  # edited as a user edits a cell
             if isinstance(element, ComboBox) and not element.IsEditable:
                 return "It is a drop-down list without a text box; choose an item with wpf_select."
             if _pattern(element, PatternInterface.Value) is None:
                 return "It takes no typed text."
         elif action == "select":
-            if not isinstance(element, Selector):
+            if not isinstance(element, (Selector, TreeView, TreeViewItem)):
                 return "It has no items to select."
         elif action == "toggle":
-            if isinstance(element, ToggleButton):
+            if isinstance(element, ToggleButton) or isinstance(element, Expander):
+                return None
+            if isinstance(element, TreeViewItem) and element.HasItems:
+                return None  # it expands and collapses
+            if self._shows_toggle(element):
                 return None
             if not (isinstance(element, MenuItem) and element.IsCheckable):
-                return "It is not a check box, radio button, toggle button or checkable menu item."
+                return (
+                    "It is not a check box, radio button, toggle button, checkable menu item, "
+                    "tree node with children, expander or item showing a check box."
+                )
         elif action == "focus":  # noqa: SIM102 - one branch per action, as above
             if not _focusable(element):
                 return "It cannot take keyboard focus (Focusable is false)."
         return None
 
-    def _state_blocker(self, element: Any, action: ActionKind, through_menu: bool) -> Blocker | None:
+    def _state_blocker(self, element: Any, action: ActionKind, reachable: bool) -> Blocker | None:
+        """Hidden (unless ``reachable``: toolkit input opens its menus, scrolls its list), disabled, zero-size, read-only."""
         if isinstance(element, UIElement):
-            if not element.IsVisible and not through_menu:
+            if not element.IsVisible and not reachable:
                 return Blocker("hidden", "It, or an element it is in, is collapsed or hidden, or not shown.")
             if not element.IsEnabled:
                 return Blocker("disabled", "It, or an element it is in, is disabled.")
@@ -146,6 +221,8 @@ class _BlockersMixin(_TreeAdapter):
         if action == "type":
             if isinstance(element, TextBoxBase) and element.IsReadOnly:
                 return Blocker("read-only", "It is a read-only text box.")
+            if isinstance(element, DataGridCell):
+                return Blocker("read-only", "It is a read-only cell.") if element.IsReadOnly else None
             if not isinstance(element, TextBoxBase) and not isinstance(element, PasswordBox):
                 provider = _pattern(element, PatternInterface.Value)
                 if provider is not None:
@@ -231,8 +308,21 @@ class _BlockersMixin(_TreeAdapter):
             return None
         return _presentable(hit)
 
+    def _shows_toggle(self, element: Any) -> bool:
+        """A list item or cell whose content is a check box, or a leaf node whose header is one."""
+        content: Any = None
+        if isinstance(element, ListBoxItem):
+            content = element.Content
+        elif isinstance(element, DataGridCell):
+            content = element.Content
+        elif isinstance(element, TreeViewItem):
+            content = element.Header
+        return isinstance(content, ToggleButton)
+
     def _has_click_route(self, element: Any) -> bool:
         if isinstance(element, MenuItem) or isinstance(element, ToggleButton) or isinstance(element, TreeViewItem):
+            return True
+        if isinstance(element, DataGridRow) or isinstance(element, DataGridCell):
             return True
         if (isinstance(element, ListBoxItem) or isinstance(element, TabItem)) and isinstance(
             ItemsControl.ItemsControlFromItemContainer(element), Selector

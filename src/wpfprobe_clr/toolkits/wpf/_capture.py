@@ -11,10 +11,10 @@ from typing import Any
 from System.IO import MemoryStream
 
 from wpfprobe.core.errors import ElementNotRenderableError
-from wpfprobe.core.protocol import Capture
+from wpfprobe.core.protocol import Capture, ItemRef
 from wpfprobe_clr._values import net_bytes
+from wpfprobe_clr.toolkits.wpf._items import _ItemsAdapter
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
-from wpfprobe_clr.toolkits.wpf._tree import _TreeAdapter
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import PresentationSource, Rect, UIElement
@@ -22,11 +22,20 @@ if _WPF_LOAD_ERROR is None:
     from System.Windows.Media.Imaging import BitmapFrame, PngBitmapEncoder, RenderTargetBitmap
 
 
-class _CaptureMixin(_TreeAdapter):
+class _CaptureMixin(_ItemsAdapter):
     """WpfAdapter.capture."""
 
     def capture(self, element: Any) -> Capture:
-        short, _ = self._type_names_of(element)
+        if isinstance(element, ItemRef):
+            container = self._ref_container(element)
+            if container is None:
+                raise ElementNotRenderableError(
+                    f"Item {element.index} is a data item its list has made no container for: it is not drawn.",
+                    suggestion="Bring it into view first (wpf_click selects it and scrolls to it), then capture it.",
+                    detail={"type": self.naming(element).type_name, "reason": "not-realised"},
+                )
+            element = container  # WPF has made its container since
+        short = self.naming(element).type_name
         if not isinstance(element, Visual):
             raise ElementNotRenderableError(
                 f"{short} is not a Visual: it has no pixels of its own.",

@@ -16,9 +16,9 @@ from System.Reflection import PropertyInfo
 
 from wpfprobe.core.protocol import Bounds, DiagnosticFacts
 from wpfprobe_clr._values import type_full_name
+from wpfprobe_clr.toolkits.wpf._items import _ItemsAdapter
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._resources import _find_resource
-from wpfprobe_clr.toolkits.wpf._tree import _TreeAdapter
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import (
@@ -38,7 +38,6 @@ if _WPF_LOAD_ERROR is None:
     from System.Windows.Controls import (
         ItemCollection,
         ItemsControl,
-        Panel,
         ScrollContentPresenter,
         ScrollViewer,
         VirtualizingPanel,
@@ -48,7 +47,7 @@ if _WPF_LOAD_ERROR is None:
     from System.Windows.Media import VisualTreeHelper
 
 
-class _DiagnosticsMixin(_TreeAdapter):
+class _DiagnosticsMixin(_ItemsAdapter):
     """WpfAdapter.diagnostic_facts and what it is made of."""
 
     def diagnostic_facts(self, element: Any, memo: dict[Any, Any]) -> DiagnosticFacts:
@@ -84,22 +83,6 @@ class _DiagnosticsMixin(_TreeAdapter):
         if control.IsGrouping and not VirtualizingPanel.GetIsVirtualizingWhenGrouping(control):
             return False
         return bool(VirtualizingPanel.GetIsVirtualizing(control)) and bool(ScrollViewer.GetCanContentScroll(control))
-
-    def _items_host(self, control: ItemsControl) -> Panel | None:
-        # The panel the template marks IsItemsHost, a few levels down (breadth first).
-        level: list[Any] = [control]
-        for _depth in range(8):
-            below: list[Any] = []
-            for visual in level:
-                for child in self.children(visual, "visual"):
-                    if isinstance(child, Panel) and child.IsItemsHost:
-                        return child
-                    if not isinstance(child, ItemsControl):  # a nested list's host is not ours
-                        below.append(child)
-            level = below
-            if not level:
-                break
-        return None
 
     def _layout_clip(self, element: UIElement) -> Bounds | None:
         """The layout slot the element is cut to when it is larger than the space it was given (screen px)."""

@@ -16,11 +16,11 @@ from System.Reflection import TargetInvocationException
 
 from wpfprobe.core.convert import Converted, EnumSpec, UnsupportedPropertyTypeError, conversion_error
 from wpfprobe.core.errors import PropertyReadOnlyError
-from wpfprobe.core.protocol import PropertyDescriptor
+from wpfprobe.core.protocol import ItemRef, PropertyDescriptor
 from wpfprobe_clr._build import build_value, enum_spec_of
+from wpfprobe_clr.toolkits.wpf._items import _ItemsAdapter
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._properties import _PropertyHandle
-from wpfprobe_clr.toolkits.wpf._tree import _TreeAdapter
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import (
@@ -44,7 +44,7 @@ if _WPF_LOAD_ERROR is None:
     }
 
 
-class _MutationMixin(_TreeAdapter):
+class _MutationMixin(_ItemsAdapter):
     """WpfAdapter.enum_spec and set_value."""
 
     def enum_spec(self, prop: PropertyDescriptor) -> EnumSpec | None:
@@ -69,6 +69,8 @@ class _MutationMixin(_TreeAdapter):
                 detail={"property": prop.name, "typeName": prop.type_name},
             )
         built = _build(value, _declared_type(prop))
+        if isinstance(element, ItemRef):
+            element = self._data_item(element)  # a data item's own property (a view model's, a row's column)
         refused = False
         if dp is not None and isinstance(element, DependencyObject):
             try:

@@ -18,13 +18,14 @@ from System import Object, Type
 from System.ComponentModel import PropertyDescriptor as NetPropertyDescriptor
 from System.ComponentModel import PropertyDescriptorCollection, TypeDescriptor
 
-from wpfprobe.core.protocol import PlainValue, PropertyDescriptor, PropertyReading
+from wpfprobe.core.protocol import ItemRef, PlainValue, PropertyDescriptor, PropertyReading
+from wpfprobe.core.redaction import Redactor
 from wpfprobe_clr._ui_thread import exception_identity
 from wpfprobe_clr._values import to_plain, type_full_name
-from wpfprobe_clr.toolkits._access_keys import strip_access_key
+from wpfprobe_clr.toolkits._wpf_items import strip_wpf_access_key
 from wpfprobe_clr.toolkits.wpf._binding_trace import _binding_error
+from wpfprobe_clr.toolkits.wpf._items import _CellText, _ItemsAdapter, _ItemText
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
-from wpfprobe_clr.toolkits.wpf._tree import _TreeAdapter
 
 if _WPF_LOAD_ERROR is None:
     from System.ComponentModel import DependencyPropertyDescriptor
@@ -37,23 +38,29 @@ if _WPF_LOAD_ERROR is None:
         FrameworkContentElement,
         FrameworkElement,
         FrameworkTemplate,
+        PropertyPath,
         ResourceDictionary,
         Style,
         ValueSource,
         Window,
     )
     from System.Windows.Controls import (
+        AccessText,
         ContentControl,
+        DataGridCell,
+        Expander,
+        GroupBox,
         HeaderedContentControl,
         HeaderedItemsControl,
         Label,
         MenuItem,
         PasswordBox,
+        TabItem,
         TextBlock,
         TextBox,
     )
     from System.Windows.Controls.Primitives import ButtonBase
-    from System.Windows.Data import BindingBase, BindingOperations
+    from System.Windows.Data import Binding, BindingBase, BindingOperations, MultiBinding, PriorityBinding
     from System.Windows.Media import Color, SolidColorBrush, Visual
     from System.Windows.Media.Media3D import Visual3D
 
@@ -80,10 +87,21 @@ if _WPF_LOAD_ERROR is None:
         (Window, Window.TitleProperty),
         (TextBox, TextBox.TextProperty),
         (TextBlock, TextBlock.TextProperty),
+        (AccessText, AccessText.TextProperty),
         (HeaderedContentControl, HeaderedContentControl.HeaderProperty),
         (HeaderedItemsControl, HeaderedItemsControl.HeaderProperty),
         (ContentControl, ContentControl.ContentProperty),
     )
+
+# WPF's themes show a string caption through AccessText (a ContentPresenter with
+# RecognizesAccessKey="True") in ButtonBase (buttons, check boxes, radio buttons, the
+# DataGrid and GridView column headers), Label, MenuItem, TabItem, GroupBox and Expander
+# (see display_text); ListBoxItem, ComboBoxItem, TreeViewItem, TextBlock and a plain
+# HeaderedContentControl show "_" as it is. Of the containers a list makes for an item,
+# these show the item's own string through AccessText:
+_ACCESS_KEY_CONTAINERS = frozenset({"MenuItem", "TabItem"})
+# Judges binding paths while describing (no getter runs); the engine's own redactor judges names.
+_PATHS = Redactor()
 
 # Password is a plain CLR property (no DependencyProperty), so it is named here.
 _PASSWORD_BOX_TEXT = "Password"
@@ -123,22 +141,47 @@ class _PropertyHandle:
     as_text: bool = False
 
 
-class _PropertiesMixin(_TreeAdapter):
+class _PropertiesMixin(_ItemsAdapter):
     """The property methods of WpfAdapter."""
 
     def display_text(self, element: Any, raw: str) -> tuple[str, str | None]:
+        source = self._item_text_source(element)
+        if source is not None:
+            # An item's own string shows through its container's ContentPresenter: through
+            # AccessText in a tab or menu item; a value at a display path, through a TextBlock.
+            container = self.naming(element).type_name if isinstance(element, ItemRef) else ""
+            if isinstance(element, (MenuItem, TabItem)) or container in _ACCESS_KEY_CONTAINERS:
+                return strip_wpf_access_key(raw) if not source.path else (raw, None)
+            return raw, None
         # These show a string caption through an AccessText, which reads "_" as the key marker.
-        if isinstance(element, (ButtonBase, Label, MenuItem, HeaderedContentControl)):
-            return strip_access_key(raw, "_")
+        if isinstance(element, (ButtonBase, Label, MenuItem, TabItem, GroupBox, Expander, AccessText)):
+            return strip_wpf_access_key(raw)
         return raw, None
-
-    def child_total(self, element: Any) -> int | None:
-        return None  # every child the trees give is listed
 
     def error_identity(self, error: BaseException) -> tuple[str, str]:
         return exception_identity(error)
 
     def text_property(self, element: Any) -> PropertyDescriptor | None:
+        source = self._item_text_source(element)
+        if source is not None:
+            # Described by its path, so the engine's redaction judges the path's names; an
+            # item shown as itself is described by its type (a NetworkCredential is a secret).
+            item_type = None if source.path else type_full_name(self._text_item(element))
+            return PropertyDescriptor(
+                name=source.descriptor_name,
+                type_name=item_type or "System.Object",
+                category=None,
+                read_only=True,
+                handle=_ItemText(element, source),
+            )
+        if isinstance(element, DataGridCell):
+            return PropertyDescriptor(
+                name=self._cell_text_name(element),
+                type_name="System.String",
+                category=None,
+                read_only=True,
+                handle=_CellText(element),
+            )
         if isinstance(element, PasswordBox):
             return self.find_property(element, _PASSWORD_BOX_TEXT)
         dp: DependencyProperty
@@ -152,11 +195,18 @@ class _PropertiesMixin(_TreeAdapter):
                     type_name=str(declared.FullName),
                     category=None,
                     read_only=bool(dp.ReadOnly),
+                    # Text bound to User.Password shows the password, whatever the property is called.
+                    secret=_bound_to_secret(element, dp),
                     handle=_PropertyHandle(None, dp, as_text=True),
                 )
         return None
 
     def properties(self, element: Any) -> list[PropertyDescriptor]:
+        if isinstance(element, ItemRef):
+            # A data item's own properties (a DataRowView's columns, a view model's properties).
+            element = self._data_item(element)
+            if element is None:
+                return []
         collection: PropertyDescriptorCollection = TypeDescriptor.GetProperties(element)
         found: list[PropertyDescriptor] = []
         seen: set[str] = set()
@@ -170,6 +220,10 @@ class _PropertiesMixin(_TreeAdapter):
         return found
 
     def find_property(self, element: Any, name: str) -> PropertyDescriptor | None:
+        if isinstance(element, ItemRef):
+            element = self._data_item(element)
+            if element is None:
+                return None
         collection: PropertyDescriptorCollection = TypeDescriptor.GetProperties(element)
         net: NetPropertyDescriptor | None = collection.Find(name, True)
         if net is not None:
@@ -183,6 +237,15 @@ class _PropertiesMixin(_TreeAdapter):
         return None
 
     def read_property(self, element: Any, prop: PropertyDescriptor) -> PropertyReading:
+        if isinstance(prop.handle, _ItemText):
+            raw, text = self._item_text_value(prop.handle)
+            # The raw value's type decides redaction (a SecureString at the path is a secret).
+            return PropertyReading(text, type_full_name(raw) if text is not None else None, "item", False, False)
+        if isinstance(prop.handle, _CellText):
+            text = self._cell_text(prop.handle.cell)
+            return PropertyReading(text, "System.String" if text is not None else None, "item", False, False)
+        if isinstance(element, ItemRef):
+            element = self._data_item(element)
         handle: _PropertyHandle = prop.handle
         dp = handle.dp
         if dp is not None and isinstance(element, DependencyObject):
@@ -208,11 +271,8 @@ class _PropertiesMixin(_TreeAdapter):
         descriptor = handle.descriptor
         if descriptor is None:
             return PropertyReading(None, None, "clr", False, False)
-        try:
-            value = descriptor.GetValue(element)
-        except Exception as exc:  # noqa: BLE001 - an app's getter may throw; show that, not fail the page
-            kind, message = exception_identity(exc)
-            return PropertyReading(f"<{kind}: {message}>"[:256], None, "error", False, False)
+        # A getter that throws propagates: the engine turns it into this one row's error.
+        value = descriptor.GetValue(element)
         return PropertyReading(
             value=_plain(value),
             value_type_name=_value_type_name(value, prop.type_name),
@@ -222,6 +282,8 @@ class _PropertiesMixin(_TreeAdapter):
         )
 
     def data_context_type(self, element: Any) -> str | None:
+        if isinstance(element, ItemRef):
+            return type_full_name(self._data_item(element))  # what its container's DataContext would be
         if isinstance(element, FrameworkElement):
             return type_full_name(element.DataContext)
         if isinstance(element, FrameworkContentElement):
@@ -238,14 +300,37 @@ class _PropertiesMixin(_TreeAdapter):
             name = f"{owner.Name}.{dp.Name}"
         declared: Type = net.PropertyType
         category = net.Category
+        secret = isinstance(element, PasswordBox) and name in _PASSWORD_BOX_SECRETS
+        if not secret and dp is not None and isinstance(element, DependencyObject):
+            secret = _bound_to_secret(element, dp)
         return PropertyDescriptor(
             name=name,
             type_name=str(declared.FullName or declared.Name),
             category=str(category) if category else None,
             read_only=bool(net.IsReadOnly),
-            secret=isinstance(element, PasswordBox) and name in _PASSWORD_BOX_SECRETS,
+            secret=secret,
             handle=_PropertyHandle(net, dp),
         )
+
+
+def _bound_to_secret(element: DependencyObject, dp: DependencyProperty) -> bool:
+    """Whether the property is data-bound through a path that names a secret (``{Binding User.Password}``)."""
+    return any(_PATHS.name_is_secret(path) for path in _binding_paths(BindingOperations.GetBindingBase(element, dp)))
+
+
+def _binding_paths(binding: BindingBase | None) -> list[str]:
+    if isinstance(binding, Binding):
+        path: PropertyPath | None = binding.Path
+        return [str(path.Path)] if path is not None else []
+    part: BindingBase
+    found: list[str] = []
+    if isinstance(binding, MultiBinding):
+        for part in binding.Bindings:
+            found.extend(_binding_paths(part))
+    elif isinstance(binding, PriorityBinding):
+        for part in binding.Bindings:
+            found.extend(_binding_paths(part))
+    return found
 
 
 # -- values, as results show them --------------------------------------------------

@@ -13,11 +13,12 @@ from typing import Any
 
 from System import Object, Type
 
-from wpfprobe.core.protocol import PlainValue, ResourceEntry
+from wpfprobe.core.protocol import ItemRef, PlainValue, ResourceEntry
 from wpfprobe_clr._values import type_full_name
+from wpfprobe_clr.toolkits.wpf._items import _ItemsAdapter
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._properties import _summary
-from wpfprobe_clr.toolkits.wpf._tree import _describe, _TreeAdapter
+from wpfprobe_clr.toolkits.wpf._tree import _describe
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import (
@@ -34,12 +35,13 @@ if _WPF_LOAD_ERROR is None:
     from System.Windows.Media.Media3D import Visual3D
 
 
-class _ResourcesMixin(_TreeAdapter):
+class _ResourcesMixin(_ItemsAdapter):
     """The resource methods of WpfAdapter."""
 
     def resources(self, element: Any | None) -> list[ResourceEntry]:
         found: list[ResourceEntry] = []
-        current: Any = element
+        # A data item looks resources up where its container would: from its list.
+        current: Any = self._items_control_of(element) if isinstance(element, ItemRef) else element
         first = True
         while current is not None:
             label = _describe(current)

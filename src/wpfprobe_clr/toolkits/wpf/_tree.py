@@ -18,7 +18,7 @@ from typing import Any
 from System import Object, Type
 
 from wpfprobe.core.errors import ClrUnavailableError, InvalidArgumentError
-from wpfprobe.core.protocol import Bounds, ElementState, Naming, TreeType
+from wpfprobe.core.protocol import Bounds, ElementState, ItemRef, Naming, TreeType
 from wpfprobe_clr._values import type_full_name
 from wpfprobe_clr.toolkits.wpf._binding_trace import install_binding_trace
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
@@ -294,6 +294,8 @@ def _same_dispatcher(app: Application | None, element: DependencyObject) -> bool
 
 
 def _describe(element: Any) -> str:
+    if isinstance(element, ItemRef):
+        return f"item {element.index} of {_describe(element.owner)}"
     short = type(element).__name__
     name = ""
     if isinstance(element, FrameworkElement):
