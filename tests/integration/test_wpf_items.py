@@ -13,6 +13,7 @@ back what they change; the MCP tests drive an app of their own.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -104,6 +105,26 @@ def test_a_data_item_lists_its_own_properties_and_hides_its_secrets(probe: Any, 
     assert rows["Password"].is_redacted and rows["Password"].value == REDACTED
     assert person.inspect().data_context_type == "System.Data.DataRowView"
     assert example.ACCOUNT_SECRET not in person.properties(include_defaults=True).model_dump_json()
+
+
+def test_a_getter_that_throws_costs_its_property_row_not_a_fake_value(
+    probe: Any, running_app: Any, tmp_path: Path
+) -> None:
+    # The WPF adapter turned a throwing getter into the value "<Type: message>"; the row now says error.
+    from System.IO import FileInfo
+
+    missing = FileInfo(str(tmp_path / "missing.txt"))  # its Length throws FileNotFoundException
+    options = running_app.invoke(lambda: running_app.main_window.FindName("optionsList"))
+    running_app.invoke(lambda: options.Items.Add(missing))
+    try:
+        options_id = probe.locator("#optionsList").node().node_id
+        rows = {p.name: p for p in probe.node(f"{options_id}.2").properties(include_defaults=True).items}
+        length = rows["Length"]
+        assert length.error is not None and length.error.type == "System.IO.FileNotFoundException"
+        assert length.value is None and length.value_source == "error"
+        assert rows["Name"].value == "missing.txt" and rows["Name"].error is None, "the other rows are read"
+    finally:
+        running_app.invoke(lambda: options.Items.Remove(missing))
 
 
 def test_the_items_of_a_disabled_list_are_disabled(probe: Any, running_app: Any) -> None:

@@ -126,6 +126,13 @@ def test_find_in_the_logical_tree_returns_paths_that_refind(app: Harness) -> Non
     assert not results[0].path.startswith("logical:"), "File is shown on the menu bar"
 
 
+def test_find_with_a_logical_locator_searches_the_logical_tree(app: Harness) -> None:
+    found = app.engine.find(locator='logical:text="Banana"').results
+    assert [r.node.text for r in found] == ["Banana"]
+    assert app.engine.find(locator='text="Banana"').results == []
+    assert [r.node.text for r in app.engine.find(locator="menu:File/Exit").results] == ["Exit"]
+
+
 def test_inspect_and_ancestors_show_the_logical_parent_of_an_element_outside_the_visual_tree(app: Harness) -> None:
     target = Target(node_id=app.id_of(by_text(app.app, "Save As")))
     info = app.engine.inspect(target)

@@ -189,18 +189,18 @@ class Engine(WhyQueries):
         check_tree_type(tree_type)
         parsed = parse_locator(locator) if locator is not None else None
         criteria = criteria_compound(type_name, name, automation_id, text, property_conditions)
+        # A locator that names the logical tree (logical:, menu:) is evaluated there.
+        tree: TreeType = "logical" if parsed is not None and parsed.tree_type == "logical" else tree_type
 
         def read(h: Hop) -> dict[str, Any]:
             scope = [h.resolve(root)] if root is not None else h.adapter.roots()
             if parsed is None:
-                matches = h.select_compound(scope, criteria or Compound(), tree_type=tree_type)
+                matches = h.select_compound(scope, criteria or Compound(), tree_type=tree)
             else:
-                matches = h.evaluate(parsed, scope, tree_type=tree_type)
+                matches = h.evaluate(parsed, scope, tree_type=tree)
                 if criteria is not None:
                     matches = [m for m in matches if h.matches(m, criteria)]
-            results = [
-                {"node": h.project(el, tree_type=tree_type), "path": h.path_of(el)} for el in matches[:max_results]
-            ]
+            results = [{"node": h.project(el, tree_type=tree), "path": h.path_of(el)} for el in matches[:max_results]]
             return {
                 "results": results,
                 "totalScanned": h.scanned,
