@@ -52,7 +52,8 @@ LocatorArg = Annotated[
     Field(
         max_length=MAX_LOCATOR_LENGTH,
         description='A locator such as Button#saveButton, text="Save", [IsEnabled=false], '
-        "Form > Panel Button:nth(1) or Form[0]/Panel[0]/Button[2].",
+        "Form > Panel Button:nth(1), Form[0]/Panel[0]/Button[2] or menu:File/Save As; "
+        'prefixed with logical: it searches the logical tree (items not drawn: logical:#tree > text="Carrot").',
     ),
 ]
 TreeTypeArg = Annotated[Literal["visual", "logical"], Field(description="Visual (default) or logical tree.")]
