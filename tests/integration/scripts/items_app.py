@@ -12,7 +12,8 @@ on stdin (then prints {"threadViolations": [...]}).
 Every handler a test drives reports itself in ``itemsStatus`` (the last
 event) and appends to ``events`` (all of them, in order), so a test can see
 that the app's own handlers ran. Captions carry access keys ("&Edit",
-"Select &All", "&Close"), as real apps' do. With ``--big N`` (or
+"Select &All", "&Close"), as real apps' do. ``eventLog`` is a list view in
+virtual mode, whose rows the app makes on request. With ``--big N`` (or
 ``build(big=N)``) a second window, ``bigWindow``, holds ``bigList`` with N items.
 """
 
@@ -72,6 +73,7 @@ from System.Windows.Forms import (  # noqa: E402
 FRUITS = ("Apple", "Banana", "Cherry", "Date", "Elderberry", "Fig", "Grape", "Honeydew", "Kiwi", "Lemon")
 PEOPLE = (("Ada", "36", "London"), ("Grace", "45", "Arlington"), ("Linus", "28", "Helsinki"))
 GRID_ROWS = 60
+VIRTUAL_ROWS = 1000
 
 
 @dataclass
@@ -234,12 +236,46 @@ def build(*, big: int = 0) -> ItemsWindow:
     close.Text = "&Close"
     close.Click += lambda s, a: events("close pressed")
 
+    # A list in virtual mode: the app makes each row when the list asks for it, a new object every time.
+    log = _place(ListView(), "eventLog", 540, 260, 190, 110)
+    log.View = View.Details
+    log.FullRowSelect = True
+    log.Columns.Add("Event", 90)
+    log.Columns.Add("Code", 60)
+    log.VirtualMode = True
+
+    def make_row(sender: Any, args: Any) -> None:
+        row = ListViewItem(f"Event {args.ItemIndex}")
+        row.SubItems.Add(str(1000 + args.ItemIndex))
+        args.Item = row
+
+    log.RetrieveVirtualItem += make_row
+    log.VirtualListSize = VIRTUAL_ROWS
+    log.SelectedIndexChanged += lambda s, a: events(
+        f"event {log.SelectedIndices[0]}" if log.SelectedIndices.Count else "no event"
+    )
+
     multi = _place(ListBox(), "multiList", 10, 380, 120, 60)
     multi.SelectionMode = SelectionMode.MultiExtended
     for word in ("One", "Two", "Three"):
         multi.Items.Add(word)
 
-    for control in (fruits, locked, toppings, sizes, people, foods, tasks, tabs, grid, notes, close, multi, status):
+    for control in (
+        fruits,
+        locked,
+        toppings,
+        sizes,
+        people,
+        foods,
+        tasks,
+        tabs,
+        grid,
+        notes,
+        close,
+        log,
+        multi,
+        status,
+    ):
         form.Controls.Add(control)
     form.Controls.Add(menu)
     form.MainMenuStrip = menu

@@ -18,6 +18,7 @@ from System.Windows.Forms import (
     ComboBox,
     ContainerControl,
     Control,
+    DataGridView,
     Form,
     IButtonControl,
     ListBox,
@@ -43,7 +44,7 @@ from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentErr
 from wpfprobe.core.protocol import KeyChord, MouseButton, PlainValue
 from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.delivery import WM_CHAR, deliver, press, protected
-from wpfprobe_clr.toolkits.winforms.items import menus, trees
+from wpfprobe_clr.toolkits.winforms.items import grids, menus, trees
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 from wpfprobe_clr.toolkits.winforms.tree import describe_element, roots
 
@@ -77,6 +78,9 @@ def action_state(element: Any) -> dict[str, PlainValue]:
         index = int(element.SelectedIndex)
         state["selectedIndex"] = index
         state["selectedItem"] = str(element.SelectedTab.Text) if element.SelectedTab is not None else None
+    elif isinstance(element, DataGridView):
+        current = element.CurrentCell
+        state["selectedIndex"] = int(current.RowIndex) if current is not None else -1
     elif isinstance(element, TreeView):
         node = element.SelectedNode
         state["selectedItem"] = str(node.FullPath).replace(str(element.PathSeparator), "/") if node else None
@@ -279,6 +283,9 @@ def select(element: Any, *, item: str | None, index: int | None) -> None:
     target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
     if isinstance(target, TreeView):
         trees.select_path(target, item, index)
+        return
+    if isinstance(target, DataGridView):
+        grids.select_row(target, item, index)
         return
     if isinstance(target, (ListBox, ComboBox)):
         texts = [str(target.GetItemText(i)) for i in target.Items]

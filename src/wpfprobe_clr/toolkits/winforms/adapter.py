@@ -55,7 +55,7 @@ from wpfprobe_clr.toolkits.winforms.kinds import KindTable
 class WinFormsAdapter:
     toolkit = "winforms"
     capabilities = (
-        "tree", "properties", "data-bindings", "binding-errors", "menus", "screenshot", "input", "set-property",
+        "tree", "items", "properties", "data-bindings", "binding-errors", "menus", "screenshot", "input", "set-property",
     )  # fmt: skip
 
     def __init__(self, main: Any) -> None:

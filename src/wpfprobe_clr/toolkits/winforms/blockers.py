@@ -19,6 +19,7 @@ from System.Windows.Forms import (
     ComboBox,
     ComboBoxStyle,
     Control,
+    DataGridView,
     GetChildAtPointSkip,
     ListBox,
     ListView,
@@ -75,7 +76,7 @@ def _unsupported_reason(element: Any, action: ActionKind) -> str | None:
             return "It takes no typed text."
     elif action == "select":
         target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
-        if not isinstance(target, (ListBox, ComboBox, TabControl, ListView, TreeView)):
+        if not isinstance(target, (ListBox, ComboBox, TabControl, ListView, TreeView, DataGridView)):
             return "It has no items to select."
     elif action == "toggle":
         if not isinstance(element, (CheckBox, RadioButton, ToolStripMenuItem)):

@@ -66,6 +66,7 @@ __all__ = [
 _TREE_NODE = trees.TreeNodeItem()
 _LIST_VIEW_ROW = listview.ListViewRow()
 _LIST_VIEW_CELL = listview.ListViewCell()
+_LIST_VIEW_VIRTUAL_ROW = listview.VirtualRow()
 _LIST_VIEW_COLUMN = listview.ListViewColumn()
 _GRID_COLUMN = grids.GridColumn()
 _GRID_ROW = grids.GridRow()
@@ -118,8 +119,10 @@ def _decide(element: Any) -> Item | None:
 
 
 def _decide_ref(owner: Any) -> Item | None:
-    if isinstance(owner, ListViewItem):
-        return _LIST_VIEW_CELL
+    if isinstance(owner, (ListViewItem, ItemRef)):
+        return _LIST_VIEW_CELL  # a cell of a row (a virtual list's row is itself a ref)
+    if isinstance(owner, ListView):
+        return _LIST_VIEW_VIRTUAL_ROW
     kind = lists.item_kind_for(owner)
     if kind is None:
         return None

@@ -32,7 +32,7 @@ from System.Windows.Forms import (
     MouseEventArgs,
 )
 
-from wpfprobe.core.errors import ElementNotInteractableError
+from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
 from wpfprobe.core.protocol import ActionKind, Blocker, ElementState, InputMode
 from wpfprobe_clr._values import type_full_name
 from wpfprobe_clr.toolkits.winforms.items.base import Fact, Item, call_protected, checked_of
@@ -298,6 +298,23 @@ class GridCell(Item):
         if isinstance(el, DataGridViewCheckBoxCell):
             out["checked"] = cell_checked(el)
         return out
+
+
+def select_row(grid: Any, item: str | None, index: int | None) -> None:
+    """``wpf_select`` on a grid: the row at ``index`` (any row: the grid scrolls to it, and only it is unshared)."""
+    if index is None:
+        raise InvalidArgumentError(
+            "A grid's rows are selected by index here: matching text would read every row.",
+            suggestion='Pass index, or select a row in view by itself (DataGridViewRow[text*="..."]).',
+        )
+    count = int(grid.Rows.Count)
+    if index >= count:
+        raise InvalidArgumentError(
+            f"index {index} is out of range: the grid has {count} rows.",
+            suggestion="Pass an index from 0 to the row count minus one.",
+            detail={"count": count},
+        )
+    GridRow().select(grid.Rows[index])
 
 
 def cell_text(cell: Any) -> str | None:

@@ -10,8 +10,11 @@ is what that cell shows and whose ``Column`` property is the header text. So
 a cell can be found (``ListViewItem[text="Ada"] > [Column="Age"]``), read and
 clicked like the row it is on, and its bounds are the cell's.
 
-A list in virtual mode makes items on request: only the rows in view are
-listed then, and ``child_total`` counts them all.
+A list in virtual mode makes its items on request (RetrieveVirtualItem), a
+new object each time unless the app caches them: its rows are
+``ItemRef(list view, index)``, so a row keeps its node id and locator while
+the app hands out fresh objects, and only the rows in view are listed
+(``child_total`` counts them all).
 """
 
 from __future__ import annotations
@@ -36,8 +39,13 @@ def children_of(lv: Any) -> list[Any]:
     """The ListView's columns (details view), then its items (only those in view in virtual mode)."""
     columns = sorted(lv.Columns, key=lambda c: int(c.DisplayIndex)) if details(lv) else []
     if lv.VirtualMode:
-        return [*columns, *(lv.Items[i] for i in _virtual_rows(lv))]
+        return [*columns, *(ItemRef(lv, i) for i in _virtual_rows(lv))]
     return [*columns, *lv.Items]
+
+
+def row_of(el: Any) -> Any:
+    """The ListViewItem a row element stands for: itself, or a virtual list's item at the ref's index."""
+    return el.owner.Items[el.index] if isinstance(el, ItemRef) else el
 
 
 def child_total(lv: Any) -> int | None:
@@ -122,22 +130,71 @@ class ListViewRow(Item):
         return out
 
 
+class VirtualRow(Item):
+    """A row of a list view in virtual mode, ``ItemRef(list view, index)``: a ListViewRow read through its index."""
+
+    kind_label = "list view item"
+
+    def owner(self, el: ItemRef) -> Any:
+        return el.owner
+
+    def is_alive(self, el: ItemRef) -> bool:
+        lv = el.owner
+        return not lv.IsDisposed and bool(lv.VirtualMode) and 0 <= el.index < int(lv.VirtualListSize)
+
+    def naming(self, el: ItemRef, type_names: Any) -> Naming:
+        return _ROW.naming(row_of(el), type_names)
+
+    def children(self, el: ItemRef) -> list[Any]:
+        return [ItemRef(el, cell.index) for cell in _ROW.children(row_of(el))]
+
+    def client_rect(self, el: ItemRef) -> Any | None:
+        return _ROW.client_rect(row_of(el))
+
+    def state(self, el: ItemRef) -> ElementState:
+        return _ROW.state(row_of(el))
+
+    def text(self, el: ItemRef) -> str | None:
+        return _ROW.text(row_of(el))
+
+    def facts(self, el: ItemRef) -> list[Fact]:
+        return [
+            Fact("Text", "System.String", self.text),
+            Fact("Index", "System.Int32", lambda e: e.index),
+            Fact("Selected", "System.Boolean", lambda e: bool(row_of(e).Selected)),
+        ]
+
+    def unsupported(self, el: ItemRef, action: ActionKind) -> str | None:
+        return _ROW.unsupported(row_of(el), action)
+
+    def select(self, el: ItemRef) -> None:
+        _ROW.select(row_of(el))
+
+    def toggle(self, el: ItemRef, state: bool | None) -> None:
+        _ROW.toggle(row_of(el), state)
+
+    def action_state(self, el: ItemRef) -> dict[str, Any]:
+        return _ROW.action_state(row_of(el))
+
+
 class ListViewCell(Item):
-    """One subitem of a row in details view: ``ItemRef(row, column index)``."""
+    """One subitem of a row in details view: ``ItemRef(row, column index)`` (the row a ListViewItem or a virtual row)."""
 
     kind_label = "list view cell"
 
     def owner(self, el: ItemRef) -> Any:
-        return el.owner.ListView
+        return row_of(el.owner).ListView
 
     def parent(self, el: ItemRef) -> Any:
         return el.owner
 
     def sub(self, el: ItemRef) -> Any:
-        return el.owner.SubItems[el.index]
+        return row_of(el.owner).SubItems[el.index]
 
     def is_alive(self, el: ItemRef) -> bool:
-        row = el.owner
+        if isinstance(el.owner, ItemRef) and not _VIRTUAL.is_alive(el.owner):
+            return False
+        row = row_of(el.owner)
         lv = row.ListView
         return (
             lv is not None
@@ -151,10 +208,10 @@ class ListViewCell(Item):
         return Naming("ListViewSubItem", "System.Windows.Forms.ListViewItem+ListViewSubItem", str(name) or None, None)
 
     def column(self, el: ItemRef) -> Any:
-        return el.owner.ListView.Columns[el.index]
+        return self.owner(el).Columns[el.index]
 
     def client_rect(self, el: ItemRef) -> Any | None:
-        row = el.owner
+        row = row_of(el.owner)
         lv = row.ListView
         if not lv.Visible or not lv.IsHandleCreated or not visible_in(lv, row.Bounds):
             return None
@@ -165,8 +222,7 @@ class ListViewCell(Item):
         return rect if visible_in(lv, rect) else None
 
     def state(self, el: ItemRef) -> ElementState:
-        lv = el.owner.ListView
-        return ElementState(self.client_rect(el) is not None, bool(lv.Enabled), False)
+        return ElementState(self.client_rect(el) is not None, bool(self.owner(el).Enabled), False)
 
     def text(self, el: ItemRef) -> str | None:
         return str(self.sub(el).Text)
@@ -180,10 +236,10 @@ class ListViewCell(Item):
         ]
 
     def select(self, el: ItemRef) -> None:
-        ListViewRow().select(el.owner)  # a cell is picked with its row, as the list view draws it
+        _ROW.select(row_of(el.owner))  # a cell is picked with its row, as the list view draws it
 
     def action_state(self, el: ItemRef) -> dict[str, Any]:
-        return {"selected": bool(el.owner.Selected)}
+        return {"selected": bool(row_of(el.owner).Selected)}
 
 
 class ListViewColumn(Item):
@@ -235,3 +291,7 @@ class ListViewColumn(Item):
 
     def action_state(self, el: Any) -> dict[str, Any]:
         return {}
+
+
+_ROW = ListViewRow()
+_VIRTUAL = VirtualRow()
