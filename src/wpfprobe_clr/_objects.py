@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import weakref
 from typing import Any
 
 from wpfprobe.core.protocol import ItemRef
@@ -31,10 +32,11 @@ class ClrObjectTable:
         self._prefix = "".join(secrets.choice(ID_PREFIX_LETTERS) for _ in range(2))
         self._counter = itertools.count(1)
         self._prune_at = 1024
+        self._last_owner: tuple[weakref.ref[Any], str] | None = None
 
     def id_for(self, element: Any) -> str:
         if isinstance(element, ItemRef):
-            return f"{self.id_for(element.owner)}.{element.index}"
+            return f"{self._owner_id(element.owner)}.{element.index}"
         found, node_id = self._ids_by_object.TryGetValue(element)
         if found:
             return str(node_id)
@@ -45,6 +47,23 @@ class ClrObjectTable:
         self._objects_by_id[node_id] = WeakReference(element)
         if len(self._objects_by_id) >= self._prune_at:
             self._prune()
+        return node_id
+
+    def _owner_id(self, owner: Any) -> str:
+        """The owner's id, remembered for the Python wrapper last asked about.
+
+        The items of one list share their owner's wrapper, so a list of
+        thousands looks its owner up once, not once per item. The wrapper is
+        held weakly: the memo never keeps a control alive.
+        """
+        last = self._last_owner
+        if last is not None and last[0]() is owner:
+            return last[1]
+        node_id = self.id_for(owner)
+        try:
+            self._last_owner = (weakref.ref(owner), node_id)
+        except TypeError:  # an owner that cannot be referenced weakly is looked up each time
+            self._last_owner = None
         return node_id
 
     def get(self, node_id: str) -> Any | None:

@@ -605,6 +605,8 @@ class FakeAdapter:
     def action_state(self, element: Any) -> dict[str, PlainValue]:
         self._count("action_state")
         state: dict[str, PlainValue] = {}
+        if element.item_selected is not None:
+            state["selected"] = element.item_selected
         if element.checkable:
             state["checked"] = element.checked
         items = element.item_texts()
@@ -618,7 +620,7 @@ class FakeAdapter:
         self._count("blocker")
         if action == "set":
             return None
-        if action == "select" and element.item_texts() is None:
+        if action == "select" and element.item_texts() is None and element.item_selected is None:
             return Blocker("unsupported", f"A {element.type_name} has no items to select.")
         if action == "toggle" and not element.checkable:
             return Blocker("unsupported", f"A {element.type_name} cannot be checked.")
@@ -689,6 +691,14 @@ class FakeAdapter:
     def select(self, element: Any, *, item: str | None, index: int | None) -> None:
         self._count("select")
         self._record("select", element, item=item, index=index)
+        if item is None and index is None:
+            # An item selected by itself: it becomes its list's selection.
+            owner = element.parent
+            for sibling in owner.children:
+                sibling.item_selected = sibling is element
+            owner.selected = owner.children.index(element)
+            self._done(element, "select")
+            return
         items = element.item_texts() or []
         if item is not None:
             if item not in items:

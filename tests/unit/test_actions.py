@@ -42,7 +42,7 @@ from wpfprobe.core.errors import (
     PropertyRedactedError,
 )
 from wpfprobe.core.keys import parse_keys
-from wpfprobe.core.protocol import Bounds
+from wpfprobe.core.protocol import Blocker, Bounds
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Target
 
@@ -242,6 +242,25 @@ def test_select_by_item_and_by_index(h: Harness) -> None:
     assert result.changed == ["selectedIndex", "selectedItem"]
     result = h.probe.locator("#bigList").select(index=119)
     assert result.after is not None and result.after.selected_item == "Item 119"
+
+
+def test_select_with_neither_item_nor_index_selects_the_target_item_itself(h: Harness) -> None:
+    items = by_name(h.app, "bigList").children
+    for item in items:
+        item.item_selected = False  # items that know whether they are selected
+    result = h.probe.locator('#bigList > text="Item 7"').select()
+    assert result.before.selected is False and result.after is not None and result.after.selected is True
+    assert result.changed == ["selected"]
+    kind, element, args, _ = h.adapter.actions[-1]
+    assert (kind, element, args) == ("select", items[7], {"item": None, "index": None})
+    assert by_name(h.app, "bigList").selected == 7
+
+
+def test_select_with_neither_on_what_is_not_an_item_is_refused_before_acting(h: Harness) -> None:
+    with pytest.raises(InvalidArgumentError) as info:
+        h.probe.locator("#saveButton").select()
+    assert "item or index" in info.value.message and info.value.suggestion
+    assert h.adapter.actions == [] and h.ui.posts == 0
 
 
 def test_focus(h: Harness) -> None:
@@ -583,6 +602,29 @@ def test_os_mode_needs_a_point_on_screen() -> None:
         assert info.value.detail["reason"] == "offscreen"
         assert os_input.calls == []
         assert h.probe.locator("#saveButton").click().completed  # toolkit mode needs no point
+
+
+def test_a_refusal_in_auto_mode_does_not_suggest_auto_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11: an old-style menu item was refused with "offscreen", and the suggestion said to use
+    mode=auto, which was already the mode. The suggestion depends on the mode that was refused."""
+    os_input = FakeOsInput()
+    with harness(settings=quiet(), os_input=os_input) as h:
+        refuse = Blocker("offscreen", "It has no position on screen.")
+        monkeypatch.setattr(h.adapter, "blocker", lambda element, action, mode: refuse)
+        with pytest.raises(ElementNotInteractableError) as auto:
+            h.probe.locator("#saveButton").click()
+        assert auto.value.detail["mode"] == "toolkit"
+        assert auto.value.suggestion and "mode=auto" not in auto.value.suggestion
+        with pytest.raises(ElementNotInteractableError) as os_mode:
+            h.probe.locator("#saveButton").click(mode="os")
+        assert os_mode.value.detail["mode"] == "os"
+        assert os_mode.value.suggestion and "mode=auto" in os_mode.value.suggestion
+        covered = Blocker("covered", "Something is on top of it.")
+        monkeypatch.setattr(h.adapter, "blocker", lambda element, action, mode: covered)
+        with pytest.raises(ElementNotInteractableError) as info:
+            h.probe.locator("#saveButton").click()
+        assert info.value.suggestion and "mode=auto" not in info.value.suggestion
+        assert os_input.calls == [] and h.adapter.actions == []
 
 
 def test_os_mode_unavailable_names_the_reason() -> None:

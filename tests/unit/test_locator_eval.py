@@ -396,3 +396,27 @@ def test_text_alone_skips_template_parts_but_a_typed_step_reaches_them() -> None
         assert resolve(h, 'text="Save"') == [h.id_of(button)]
         assert [r.node.node_id for r in h.engine.find(text="save").results] == [h.id_of(button)]
         assert resolve(h, 'TextBlock[text="Save"]') == [h.id_of(chrome)]
+
+
+# -- lists of many items ---------------------------------------------------------------
+
+
+def test_a_descendant_step_under_nested_candidates_finds_each_element_once(fake: Harness) -> None:
+    # "*" matches every element, so each Button is reached from each of its ancestors.
+    found = resolve(fake, "* Button")
+    buttons = {fake.id_of(el) for w in fake.app.windows for el in iter_elements(w) if el.type_name == "Button"}
+    assert len(found) == len(set(found)) and set(found) <= buttons and found
+
+
+def test_a_child_step_over_a_long_list_compares_no_pair_of_items(fake: Harness) -> None:
+    """Issue 11: `#list > ListBoxItem:nth(4999)` compared every match with every earlier one (a 5,000-item
+    list took 22 s); the matches of a single parent's children are distinct and need no comparison."""
+    compared = []
+
+    def counting(a: object, b: object) -> bool:
+        compared.append(1)
+        return a is b
+
+    fake.engine.same = counting
+    assert one(fake, "#bigList > ListBoxItem:nth(119)") == fake.id_of(by_name(fake.app, "bigList").children[119])
+    assert compared == []

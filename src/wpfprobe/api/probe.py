@@ -357,7 +357,8 @@ class Locator:
         return self._engine.driver.send_keys(self.target, keys, mode=mode)
 
     def select(self, item: str | None = None, *, index: int | None = None) -> ActionResult:
-        """Select an item of a list, combo box or tab control by its text or index."""
+        """Select an item of a list, combo box, list view, tab control or tree view (``item`` a path
+        such as "Vegetables/Carrot") by its text or index; with neither, select this element, an item."""
         return self._engine.driver.select(self.target, item=item, index=index)
 
     def toggle(self, state: bool | None = None) -> ActionResult:

@@ -273,6 +273,7 @@ class ActionState(_Dto):
     visible: bool
     enabled: bool
     focused: bool
+    selected: bool | None = None
     checked: bool | None = None
     selected_index: int | None = None
     selected_item: str | None = None

@@ -70,7 +70,8 @@ CONDITIONS: tuple[str, ...] = (
 MAX_TEXT_LENGTH = 10_000
 MAX_TIMEOUT_MS = 60_000
 _STATE_FIELDS = (
-    "text", "visible", "enabled", "focused", "checked", "selectedIndex", "selectedItem", "expanded", "value"
+    "text", "visible", "enabled", "focused", "selected", "checked", "selectedIndex", "selectedItem", "expanded",
+    "value",
 )  # fmt: skip
 _MAX_APP_ERROR = 500
 
@@ -149,18 +150,28 @@ class Driver:
         )  # fmt: skip
 
     def select(self, target: Target, *, item: str | None = None, index: int | None = None) -> ActionResult:
-        if (item is None) == (index is None):
+        """Select one item of the target by text or index; with neither, select the target, an item itself."""
+        if item is not None and index is not None:
             raise InvalidArgumentError(
-                "Give exactly one of item (the item's text) and index.",
+                "Give one of item (the item's text) and index, not both.",
                 suggestion='wpf_select with item="Banana", or with index=1.',
             )
         if item is not None and (not isinstance(item, str) or not item or len(item) > 1000):
             raise InvalidArgumentError("item must be a non-empty string.", suggestion="Pass the item's text.")
         if index is not None:
             _check_int("index", index, 0, 1_000_000)
+
+        def is_item(h: Hop, el: Any) -> None:
+            # Only an item is selected by itself: it is what has a selected state.
+            if item is None and index is None and h.state_of(el).selected is None:
+                raise InvalidArgumentError(
+                    f"{h.naming_of(el).type_name} is not an item that can be selected itself: give item or index.",
+                    suggestion='wpf_select with item="Banana" or index=1 on a list, or on an item with neither.',
+                )
+
         return self._act(
             "wpf_select", "select", target, "auto",
-            toolkit=lambda a, el: a.select(el, item=item, index=index),
+            toolkit=lambda a, el: a.select(el, item=item, index=index), check=is_item,
         )  # fmt: skip
 
     def toggle(self, target: Target, *, state: bool | None = None) -> ActionResult:
@@ -282,6 +293,7 @@ class Driver:
         *,
         toolkit: Callable[[Any, Any], None],
         os: Callable[[OsInput, Any], None] | None = None,
+        check: Callable[[Hop, Any], None] | None = None,
     ) -> ActionResult:
         if mode not in ("auto", "os"):
             raise InvalidArgumentError('mode must be "auto" or "os".', suggestion='Use mode="auto".')
@@ -296,7 +308,7 @@ class Driver:
                 )
         # The keys are not recorded: a chord sequence can spell out text as well as a typed string can.
         with self._audited(tool, target, action=kind):
-            return self._perform(kind, target, input_mode, toolkit, os)
+            return self._perform(kind, target, input_mode, toolkit, os, check)
 
     def _perform(
         self,
@@ -305,6 +317,7 @@ class Driver:
         mode: InputMode,
         toolkit: Callable[[Any, Any], None],
         os: Callable[[OsInput, Any], None] | None,
+        check: Callable[[Hop, Any], None] | None = None,
     ) -> ActionResult:
         engine = self._engine
         outcome: dict[str, Any] = {}
@@ -316,16 +329,20 @@ class Driver:
                     "No element has keyboard focus to send the keys to.",
                     suggestion="Pass nodeId or locator to name the element that should get the keys.",
                 )
+            if check is not None:
+                check(h, el)
             # Keys to whatever has focus need no pointer: nothing is clicked first.
             pointer_free = kind == "keys" and target is None
             blocker = h.adapter.blocker(el, kind, "toolkit" if pointer_free else mode)
             if blocker is not None:
-                raise _not_interactable(h, el, kind, blocker)
+                raise _not_interactable(h, el, kind, blocker, mode)
             point = None
             if mode == "os" and (target is not None or kind != "keys"):
                 point = h.adapter.click_point(el)
                 if point is None:
-                    raise _not_interactable(h, el, kind, Blocker("offscreen", "It has no point on screen to click."))
+                    raise _not_interactable(
+                        h, el, kind, Blocker("offscreen", "It has no point on screen to click."), mode
+                    )
             prepared = {
                 "nodeId": h.id(el),
                 "node": h.project(el),
@@ -473,7 +490,7 @@ def _state(h: Hop, el: Any) -> dict[str, Any]:
         "enabled": base.enabled,
         "focused": base.focused,
     }
-    for key in ("checked", "selectedIndex", "selectedItem", "expanded", "value"):
+    for key in ("selected", "checked", "selectedIndex", "selectedItem", "expanded", "value"):
         if key in extra:
             state[key] = extra[key]
     return state
@@ -494,15 +511,20 @@ def _windows(h: Hop) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _not_interactable(h: Hop, el: Any, kind: ActionKind, blocker: Blocker) -> ElementNotInteractableError:
+def _not_interactable(
+    h: Hop, el: Any, kind: ActionKind, blocker: Blocker, mode: InputMode
+) -> ElementNotInteractableError:
     naming = h.naming_of(el)
     described = f"{naming.type_name}#{naming.name}" if naming.name else naming.type_name
-    detail: dict[str, Any] = {"reason": blocker.reason, "action": kind, "nodeId": h.id(el)}
+    detail: dict[str, Any] = {"reason": blocker.reason, "action": kind, "nodeId": h.id(el), "mode": mode}
     if blocker.by is not None:
         detail["blockedBy"] = h.project(blocker.by)
+    # Input through the toolkit is the way round the pointer: say so only to a caller that was not using it.
+    table = _OS_SUGGESTIONS if mode == "os" else _SUGGESTIONS
+    suggestion = table.get(blocker.reason) or _SUGGESTIONS.get(blocker.reason, "Inspect it with wpf_inspect_element.")
     return ElementNotInteractableError(
         f"{described} cannot take a {kind} now ({blocker.reason}): {blocker.message}",
-        suggestion=_SUGGESTIONS.get(blocker.reason, "Inspect it with wpf_inspect_element."),
+        suggestion=suggestion,
         detail=detail,
     )
 
@@ -511,11 +533,19 @@ _SUGGESTIONS = {
     "disabled": "Wait for it to be enabled (wpf_wait_for condition=enabled), or do what enables it first.",
     "hidden": "Make it visible first (open its tab, menu or panel), or wait with wpf_wait_for condition=visible.",
     "zero-size": "It has no area; inspect its layout with wpf_inspect_element.",
-    "offscreen": "Bring its window onto the screen, or use mode=auto (input through the toolkit).",
-    "covered": "Close or move what covers it (see detail.blockedBy), or use mode=auto.",
+    "offscreen": (
+        "Even input through the toolkit needs it on screen here: bring its window onto the screen, or scroll "
+        "or open what holds it; wpf_inspect_element shows its bounds."
+    ),
+    "covered": "Close or move what covers it (see detail.blockedBy).",
     "modal": "Finish the modal dialog first (see detail.blockedBy), e.g. click its OK or Cancel button.",
     "read-only": "It is read-only; type into an editable element instead.",
     "unsupported": "Use an action that fits the element: wpf_inspect_element shows its type.",
+}
+#: Where OS input (mode=os) was refused but input through the toolkit (mode=auto) may reach it.
+_OS_SUGGESTIONS = {
+    "offscreen": "Use mode=auto (input through the toolkit, no pointer needed), or bring it onto the screen first.",
+    "covered": "Close or move what covers it (see detail.blockedBy), or use mode=auto.",
 }
 
 

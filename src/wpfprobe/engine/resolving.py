@@ -75,7 +75,9 @@ class Resolver(Locating):
                 found = self.select_compound(scope, compound, tree_type=tree_type, apply_nth=False)
             else:
                 found = []
-                seen: list[Any] = []
+                # Two candidates may reach the same element (nested ancestors): keep it once, by node id,
+                # so a step over a list of thousands of items stays linear.
+                seen: set[str] = set()
                 for cand in matches:
                     pool = (
                         self.children_of(cand, tree_type)
@@ -84,9 +86,14 @@ class Resolver(Locating):
                     )
                     for el in pool:
                         self.scanned += combinator == ">"
-                        if self.matches(el, compound) and not any(self.same(el, s) for s in seen):
-                            found.append(el)
-                            seen.append(el)
+                        if not self.matches(el, compound):
+                            continue
+                        if len(matches) > 1:
+                            key = self.id(el)
+                            if key in seen:
+                                continue
+                            seen.add(key)
+                        found.append(el)
             matches = pick_nth(found, compound)
         return matches
 

@@ -165,7 +165,12 @@ class SendKeysArgs(_TargetArgs):
 
 
 class SelectArgs(_TargetArgs):
-    item: str | None = Field(default=None, max_length=1000, description="The item's text (exact, then ignoring case).")
+    item: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="The item's text (exact, then ignoring case); on a tree view, a path of texts such as "
+        '"Vegetables/Carrot". Leave out item and index to select the target itself, an item.',
+    )
     index: int | None = Field(default=None, ge=0, le=1_000_000)
 
 
@@ -421,14 +426,15 @@ def interact_tools() -> list[ToolSpec]:
         ToolSpec(
             "wpf_click", "interact", "Click",
             "Click an element like a user: a button, menu item (by locator, or by its path as "
-            "menu:File/Save As), check box or any control. Disabled, hidden, zero-size, covered or "
+            "menu:File/Save As), check box, list item, tree node, tab, grid cell or any control. Disabled, hidden, zero-size, covered or "
             "modal-blocked elements are refused with ELEMENT_NOT_INTERACTABLE and the reason." + _ACTION_NOTE,
             ClickArgs, ActionResult, _click, read_only=False,
         ),
         ToolSpec(
             "wpf_type_text", "interact", "Type text",
             "Focus a text box and type characters into it (the app's key and text handlers run), "
-            "replacing its text unless replace=false." + _ACTION_NOTE,
+            "replacing its text unless replace=false. On a grid cell: edit it, type, and commit the row."
+            + _ACTION_NOTE,
             TypeTextArgs, ActionResult, _type_text, read_only=False,
         ),
         ToolSpec(
@@ -439,13 +445,17 @@ def interact_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "wpf_select", "interact", "Select item",
-            "Select an item of a list, combo box or tab control by its text or index; an unknown item "
-            "lists the available ones." + _ACTION_NOTE,
+            "Select an item: on a list, combo box, list view or tab control, the item with that text or "
+            "index; on a tree view, the node at a path of texts (item=\"Vegetables/Carrot\"); on an item "
+            "itself (a list item, tree node, tab page, grid row or cell), with neither item nor index. An "
+            "unknown item lists the available ones." + _ACTION_NOTE,
             SelectArgs, ActionResult, _select, read_only=False,
         ),
         ToolSpec(
             "wpf_toggle", "interact", "Toggle",
-            "Check or uncheck a check box, radio button or checkable menu item (state), or flip it." + _ACTION_NOTE,
+            "Check or uncheck a check box, radio button, checkable menu item or checked list item (state), or "
+            "flip it. On a tree node: expand (state=true) or collapse it; in a tree with check boxes, check "
+            "or uncheck it." + _ACTION_NOTE,
             ToggleArgs, ActionResult, _toggle, read_only=False,
         ),
         ToolSpec(

@@ -1,13 +1,16 @@
 """The WinForms adapter (.NET on Windows, Mono on Linux). UI thread only.
 
-Elements are Controls (Forms included), ToolStripItems (MenuStrip and
-ToolStrip items) and, where the runtime still has them, Menu objects
-(MainMenu/MenuItem, gone from .NET Core 3.1+). The tree is the same whether
-asked as visual or logical: WinForms has one.
+Elements are Controls (Forms included), ToolStripItems (MenuStrip,
+ToolStrip and ContextMenuStrip items), where the runtime still has them Menu
+objects (MainMenu/MenuItem/ContextMenu, gone from .NET Core 3.1+), and the
+items a user picks inside controls (list and combo box items, tree nodes,
+list view rows and cells, grid columns, rows and cells: see ``items``). The
+tree is the same whether asked as visual or logical: WinForms has one.
 
 One module per concern, lowest first:
 
 - ``kinds``: what kind of element an object is (every type test the others decide by)
+- ``items``: items as elements (a package: one module per family of items)
 - ``tree``: children, parent, naming, state, bounds: the facts every node reads
 - ``values``: what a value read from the app becomes (a UI object only as a reference)
 - ``bindings``: data bindings, and the errors they run into (one store per process)

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from System import EventArgs, Object
-from System.Drawing import Point
 from System.Windows.Forms import (
     CheckBox,
     CheckState,
     ComboBox,
     ContainerControl,
     Control,
+    DataGridView,
     Form,
     IButtonControl,
     ListBox,
@@ -37,15 +37,24 @@ from System.Windows.Forms import (
     ToolStripItem,
     ToolStripMenuItem,
     TrackBar,
+    TreeView,
 )
 
 from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
 from wpfprobe.core.protocol import KeyChord, MouseButton, PlainValue
+from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.delivery import WM_CHAR, deliver, press, protected
+from wpfprobe_clr.toolkits.winforms.items import grids, menus, trees
+from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 from wpfprobe_clr.toolkits.winforms.tree import describe_element, roots
 
 
 def action_state(element: Any) -> dict[str, PlainValue]:
+    actor = items.actor_of(element)
+    if actor is not None:
+        return actor.action_state(element)
+    if is_menu(element):
+        return menus.legacy_action_state(element)
     state: dict[str, PlainValue] = {}
     if isinstance(element, CheckBox):
         check = element.CheckState
@@ -69,6 +78,12 @@ def action_state(element: Any) -> dict[str, PlainValue]:
         index = int(element.SelectedIndex)
         state["selectedIndex"] = index
         state["selectedItem"] = str(element.SelectedTab.Text) if element.SelectedTab is not None else None
+    elif isinstance(element, DataGridView):
+        current = element.CurrentCell
+        state["selectedIndex"] = int(current.RowIndex) if current is not None else -1
+    elif isinstance(element, TreeView):
+        node = element.SelectedNode
+        state["selectedItem"] = str(node.FullPath).replace(str(element.PathSeparator), "/") if node else None
     elif isinstance(element, ListView):
         selected = list(element.SelectedIndices)
         state["selectedIndex"] = int(selected[0]) if selected else -1
@@ -103,6 +118,20 @@ def focused_element(main: Any | None) -> Any | None:
 
 
 def click(element: Any, *, button: MouseButton, count: int) -> None:
+    actor = items.actor_of(element)
+    if actor is not None:
+        owner = actor.owner(element)
+        if button == "left" and owner.CanSelect:
+            _take_focus(owner)  # a click on an item focuses the control that shows it
+        actor.click(element, button=button, count=count)
+        if button == "right" and owner.ContextMenuStrip is not None:
+            menus.open_context_menu(owner.ContextMenuStrip, owner)  # the control's menu, as a right click opens it
+        return
+    if is_menu(element):
+        if button != "left":
+            raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
+        menus.legacy_click(element)
+        return
     if isinstance(element, ToolStripItem):
         if button != "left":
             raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
@@ -117,6 +146,7 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
 
 
 def _click_menu_item(item: Any) -> None:
+    _open_context_menu(item)
     if isinstance(item, ToolStripDropDownItem) and item.HasDropDownItems:
         # A menu with items opens; its parents open first, as the user would.
         _open_menu_chain(item.OwnerItem)
@@ -133,6 +163,16 @@ def _click_menu_item(item: Any) -> None:
             top.HideDropDown()
         owner.Close()
     item.PerformClick()
+
+
+def _open_context_menu(item: Any) -> None:
+    """A closed context menu opens on its control first, as the user's right click opens it (and sets SourceControl)."""
+    top = item
+    while top.OwnerItem is not None:
+        top = top.OwnerItem
+    strip = top.Owner
+    if strip is not None and not strip.Visible and menus.is_context_menu(strip):
+        menus.open_context_menu(strip)
 
 
 def _open_menu_chain(item: Any) -> None:
@@ -160,14 +200,27 @@ def _mouse(element: Any, button: MouseButton, count: int) -> None:
                 protected(element, "OnDoubleClick", EventArgs.Empty)
             protected(element, "OnMouseDoubleClick", args)
     if button == "right" and element.ContextMenuStrip is not None:
-        element.ContextMenuStrip.Show(element, Point(x, y))
+        menus.open_context_menu(element.ContextMenuStrip, element)
 
 
 # -- keyboard ----------------------------------------------------------------
 
 
 def type_text(element: Any, text: str, *, replace: bool) -> None:
+    actor = items.actor_of(element)
+    if actor is not None:
+        # A grid cell: its editor opens (all selected), takes the characters, and the edit is committed.
+        editor = actor.typing_target(element)
+        if not replace and isinstance(editor, TextBoxBase):
+            editor.Select(editor.TextLength, 0)
+        _type_into(editor, text, replace=replace)
+        actor.typed(element)
+        return
     target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+    _type_into(target, text, replace=replace)
+
+
+def _type_into(target: Any, text: str, *, replace: bool) -> None:
     _take_focus(target)
     if replace:
         if isinstance(target, TextBoxBase):
@@ -190,6 +243,9 @@ def type_text(element: Any, text: str, *, replace: bool) -> None:
 def send_keys(element: Any | None, chords: tuple[KeyChord, ...], main: Any | None) -> None:
     """The chords to ``element``, or to the focused control; ``main`` is the app's main form."""
     target = element
+    actor = items.actor_of(target) if target is not None else None
+    if actor is not None:
+        target = actor.owner(target)  # keys go to the control that shows the item
     if target is None:
         target = focused_element(main)
     elif isinstance(target, Control):
@@ -210,7 +266,27 @@ def send_keys(element: Any | None, chords: tuple[KeyChord, ...], main: Any | Non
 
 
 def select(element: Any, *, item: str | None, index: int | None) -> None:
+    actor = items.actor_of(element)
+    if actor is not None:
+        if item is not None or index is not None:
+            raise InvalidArgumentError(
+                f"{describe_element(element)} is an item: it is selected itself, without item or index.",
+                suggestion="Call wpf_select on it with neither item nor index, or on its container with the item.",
+            )
+        actor.select(element)
+        return
+    if item is None and index is None:
+        raise InvalidArgumentError(
+            f"{describe_element(element)} is not an item: say which of its items to select.",
+            suggestion="Pass item (the item's text) or index.",
+        )
     target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+    if isinstance(target, TreeView):
+        trees.select_path(target, item, index)
+        return
+    if isinstance(target, DataGridView):
+        grids.select_row(target, item, index)
+        return
     if isinstance(target, (ListBox, ComboBox)):
         texts = [str(target.GetItemText(i)) for i in target.Items]
     elif isinstance(target, TabControl):
@@ -229,6 +305,13 @@ def select(element: Any, *, item: str | None, index: int | None) -> None:
 
 
 def toggle(element: Any, *, state: bool | None) -> None:
+    actor = items.actor_of(element)
+    if actor is not None:
+        actor.toggle(element, state)
+        return
+    if is_menu(element):
+        menus.legacy_toggle(element, state)
+        return
     if isinstance(element, RadioButton):
         if state is False:
             raise InvalidArgumentError(
@@ -256,6 +339,9 @@ def toggle(element: Any, *, state: bool | None) -> None:
 
 
 def focus(element: Any) -> None:
+    actor = items.actor_of(element)
+    if actor is not None:
+        element = actor.owner(element)  # an item is focused through the control that shows it
     if isinstance(element, ToolStripItem):
         element.Select()
         return

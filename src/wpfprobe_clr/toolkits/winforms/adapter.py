@@ -44,6 +44,7 @@ from wpfprobe_clr.toolkits.winforms import (
     blockers,
     capture,
     diagnostics,
+    items,
     properties,
     tree,
     ui_loop,
@@ -54,7 +55,7 @@ from wpfprobe_clr.toolkits.winforms.kinds import KindTable
 class WinFormsAdapter:
     toolkit = "winforms"
     capabilities = (
-        "tree", "properties", "data-bindings", "binding-errors", "menus", "screenshot", "input", "set-property",
+        "tree", "items", "properties", "data-bindings", "binding-errors", "menus", "screenshot", "input", "set-property",
     )  # fmt: skip
 
     def __init__(self, main: Any) -> None:
@@ -97,7 +98,7 @@ class WinFormsAdapter:
         return properties.display_text(element, raw)
 
     def child_total(self, element: Any) -> int | None:
-        return None  # every child is listed
+        return items.child_total(element)  # a grid lists the rows in view
 
     def error_identity(self, error: BaseException) -> tuple[str, str]:
         return exception_identity(error)
@@ -119,6 +120,9 @@ class WinFormsAdapter:
         return properties.read_property(element, prop)
 
     def data_context_type(self, element: Any) -> str | None:
+        item = items.item_of(element)
+        if item is not None:
+            return item.data_type(element)  # the data object behind the item (a bound row)
         return bindings.data_context_type(element)
 
     def binding_error_count(self, element: Any) -> int:

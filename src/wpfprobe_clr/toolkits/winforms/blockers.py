@@ -19,6 +19,7 @@ from System.Windows.Forms import (
     ComboBox,
     ComboBoxStyle,
     Control,
+    DataGridView,
     GetChildAtPointSkip,
     ListBox,
     ListView,
@@ -31,13 +32,22 @@ from System.Windows.Forms import (
     ToolStripComboBox,
     ToolStripItem,
     ToolStripMenuItem,
+    TreeView,
 )
 
 from wpfprobe.core.protocol import ActionKind, Blocker, InputMode
+from wpfprobe_clr.toolkits.winforms import items
+from wpfprobe_clr.toolkits.winforms.items import menus
+from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 from wpfprobe_clr.toolkits.winforms.tree import click_point, describe_element, form_of
 
 
 def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
+    actor = items.actor_of(element)
+    if actor is not None:
+        return _item_blocker(element, actor, action, mode)
+    if is_menu(element):
+        return _legacy_menu_blocker(element, action, mode)
     unsupported = _unsupported_reason(element, action)
     if unsupported is not None:
         return Blocker("unsupported", unsupported)
@@ -66,7 +76,7 @@ def _unsupported_reason(element: Any, action: ActionKind) -> str | None:
             return "It takes no typed text."
     elif action == "select":
         target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
-        if not isinstance(target, (ListBox, ComboBox, TabControl, ListView)):
+        if not isinstance(target, (ListBox, ComboBox, TabControl, ListView, TreeView, DataGridView)):
             return "It has no items to select."
     elif action == "toggle":
         if not isinstance(element, (CheckBox, RadioButton, ToolStripMenuItem)):
@@ -104,13 +114,66 @@ def _menu_blocker(item: Any, mode: InputMode) -> Blocker | None:
         if not link.Enabled:
             return Blocker("disabled", f"The menu item {describe_element(link)} is disabled.")
     strip = chain[-1].Owner
-    if strip is None or not strip.Visible:
+    if strip is not None and not strip.Visible and mode != "os" and menus.is_context_menu(strip):
+        # A closed context menu opens on its control first, as a right click would open it.
+        host = items.detached_parent(strip)
+        if host is None:
+            return Blocker("hidden", "Its context menu is not assigned to any control.")
+        if not host.Visible or not host.Enabled:
+            state = "not shown" if not host.Visible else "disabled"
+            return Blocker("hidden" if not host.Visible else "disabled", f"The control its menu opens on is {state}.")
+    elif strip is None or not strip.Visible:
         return Blocker("hidden", "The menu it belongs to is not shown.")
     if not strip.Enabled:
         return Blocker("disabled", "The menu it belongs to is disabled.")
     if mode == "os" and not item.Visible:
         return Blocker("hidden", "Its drop-down is closed; OS input needs it open (click the menu above it).")
     return None
+
+
+# -- items and old-style menus -------------------------------------------------
+
+
+def _item_blocker(element: Any, actor: items.Item, action: ActionKind, mode: InputMode) -> Blocker | None:
+    """An item is blocked by what blocks its owner control, by itself, or (the pointer) by its place."""
+    unsupported = actor.unsupported(element, action)
+    if unsupported is not None:
+        return Blocker("unsupported", unsupported)
+    modal = _modal_over(element)
+    if modal is not None:
+        return Blocker("modal", f"The modal dialog {describe_element(modal)} is open.", modal)
+    owner = actor.owner(element)
+    found = _control_blocker(owner, action)
+    if found is not None:
+        # What to fix is the control that shows the item.
+        why = {"hidden": "is not visible", "disabled": "is disabled", "zero-size": "has no size"}.get(found.reason)
+        message = f"The {describe_element(owner)} it is in {why} (or a container of it is)." if why else found.message
+        return Blocker(found.reason, message, found.by)
+    found = actor.blocker(element, action, mode)
+    if found is not None:
+        return found
+    if mode != "os" and action != "click":
+        return None
+    point = actor.click_point(element)
+    if point is None:
+        if mode != "os" and actor.pointer_free(element):
+            return None  # the toolkit scrolls to it, or needs no drop-down open
+        return Blocker(
+            "offscreen",
+            f"It is not in view (scrolled out of {describe_element(owner)}, under a collapsed node or in a closed "
+            "drop-down), so the pointer cannot reach it.",
+        )
+    return _point_blocker(owner, point)
+
+
+def _legacy_menu_blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
+    unsupported = menus.legacy_unsupported(element, action)
+    if unsupported is not None:
+        return Blocker("unsupported", unsupported)
+    modal = _modal_over(element)
+    if modal is not None:
+        return Blocker("modal", f"The modal dialog {describe_element(modal)} is open.", modal)
+    return menus.legacy_blocker(element, mode)
 
 
 # -- modal dialogs -----------------------------------------------------------
@@ -145,6 +208,11 @@ def _pointer_blocker(element: Any, mode: InputMode) -> Blocker | None:
         if isinstance(element, ToolStripItem) and mode != "os":
             return None  # PerformClick reaches an item in a closed drop-down
         return Blocker("offscreen", "It has no position on screen.")
+    return _point_blocker(element, point)
+
+
+def _point_blocker(element: Any, point: tuple[int, int]) -> Blocker | None:
+    """The point must be on a screen, and ``element`` (or a part of it) the topmost thing there."""
     screen = SystemInformation.VirtualScreen
     x, y = point
     if not (screen.X <= x < screen.X + screen.Width and screen.Y <= y < screen.Y + screen.Height):

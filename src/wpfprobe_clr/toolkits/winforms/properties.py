@@ -19,10 +19,11 @@ from System.Windows.Forms import ButtonBase, Control, GroupBox, Label, ToolStrip
 
 from wpfprobe.core.convert import Converted, EnumSpec, conversion_error
 from wpfprobe.core.errors import PropertyReadOnlyError
-from wpfprobe.core.protocol import PropertyDescriptor, PropertyReading
+from wpfprobe.core.protocol import ItemRef, PropertyDescriptor, PropertyReading
 from wpfprobe_clr._build import build_value, enum_spec_of
 from wpfprobe_clr._values import to_plain, type_full_name
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
+from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.bindings import binding_errors, binding_for
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu, is_password_box
 from wpfprobe_clr.toolkits.winforms.values import plain
@@ -44,6 +45,10 @@ def display_text(element: Any, raw: str) -> tuple[str, str | None]:
 
 
 def text_property(element: Any) -> PropertyDescriptor | None:
+    item = items.item_of(element)
+    if item is not None:
+        # What the owner draws for the item (a list's GetItemText, a cell's formatted value).
+        return _fact_descriptor(items.Fact("Text", "System.String", item.text))
     if isinstance(element, (Control, ToolStripItem)) or is_menu(element):
         if getattr(type(element), "Text", None) is None:
             return None
@@ -54,11 +59,24 @@ def text_property(element: Any) -> PropertyDescriptor | None:
 
 
 def properties(element: Any) -> list[PropertyDescriptor]:
+    item = items.item_of(element)
+    facts = [_fact_descriptor(f) for f in item.facts(element)] if item is not None else []
+    if isinstance(element, ItemRef):
+        return facts  # a value in its owner's list: the facts are all it has
     secrets = _PASSWORD_BOX_SECRETS if is_password_box(element) else frozenset()
-    return [_describe(pd, secrets) for pd in TypeDescriptor.GetProperties(element)]
+    own = {f.name.lower() for f in facts}
+    listed = [_describe(pd, secrets) for pd in TypeDescriptor.GetProperties(element) if str(pd.Name).lower() not in own]
+    return listed + facts
 
 
 def find_property(element: Any, name: str) -> PropertyDescriptor | None:
+    item = items.item_of(element)
+    if item is not None:
+        for fact in item.facts(element):
+            if fact.name.lower() == name.lower():
+                return _fact_descriptor(fact)
+        if isinstance(element, ItemRef):
+            return None
     pd = TypeDescriptor.GetProperties(element).Find(name, True)
     if pd is None:
         return None
@@ -71,6 +89,9 @@ def read_property(element: Any, prop: PropertyDescriptor) -> PropertyReading:
         # The hot path of every tree node: one getter, nothing else.
         text = element.Text
         return PropertyReading(to_plain(text), "System.String", "local" if text else "default", bool(text), False)
+    if isinstance(prop.handle, items.Fact):
+        value = prop.handle.read(element)
+        return PropertyReading(plain(value), type_full_name(value) or prop.type_name, items.FACT_SOURCE, False, False)
     pd = prop.handle
     # A getter that throws propagates: the engine turns it into this one row's error.
     raw = pd.GetValue(element)
@@ -93,7 +114,7 @@ def read_property(element: Any, prop: PropertyDescriptor) -> PropertyReading:
 
 def enum_spec(prop: PropertyDescriptor) -> EnumSpec | None:
     pd = prop.handle
-    if pd is None or pd is _TEXT_FAST:
+    if pd is None or pd is _TEXT_FAST or isinstance(pd, items.Fact):
         return None
     return enum_spec_of(pd.PropertyType)
 
@@ -102,7 +123,7 @@ def set_value(element: Any, prop: PropertyDescriptor, value: Converted) -> None:
     pd = prop.handle
     if pd is _TEXT_FAST:
         pd = TypeDescriptor.GetProperties(element).Find(prop.name, True)
-    if pd is None or pd.IsReadOnly:
+    if pd is None or isinstance(pd, items.Fact) or pd.IsReadOnly:
         raise PropertyReadOnlyError(f"{prop.name} is read-only.", suggestion="Set a writable property instead.")
     built = build_value(value, pd.PropertyType)
     try:
@@ -114,6 +135,10 @@ def set_value(element: Any, prop: PropertyDescriptor, value: Converted) -> None:
         raise conversion_error(
             prop.type_name, "the property refused the value", toolkit="winforms", property_name=prop.name
         ) from None
+
+
+def _fact_descriptor(fact: items.Fact) -> PropertyDescriptor:
+    return PropertyDescriptor(fact.name, fact.type_name, "Item", True, handle=fact)
 
 
 def _describe(pd: Any, secrets: frozenset[str]) -> PropertyDescriptor:

@@ -25,6 +25,7 @@ from System.Windows.Forms import (
 )
 
 from wpfprobe.core.protocol import Bounds, ElementState, Naming
+from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 
 
@@ -55,12 +56,16 @@ def roots(main: Any | None) -> list[Any]:
 
 
 def children(element: Any) -> list[Any]:
+    item = items.item_of(element)
+    if item is not None:
+        return item.children(element)
     if isinstance(element, ToolStrip):
         return list(element.Items)
     if isinstance(element, Control):
         kids = list(element.Controls)
         menu = getattr(element, "Menu", None) if isinstance(element, Form) else None
-        return [menu, *kids] if menu is not None else kids
+        kids = [menu, *kids] if menu is not None else kids
+        return kids + items.control_children(element)  # its items and context menus
     if isinstance(element, ToolStripDropDownItem):
         # Reading DropDownItems creates the drop-down; ask first.
         return list(element.DropDownItems) if element.HasDropDownItems else []
@@ -70,8 +75,11 @@ def children(element: Any) -> list[Any]:
 
 
 def parent(element: Any) -> Any | None:
+    item = items.item_of(element)
+    if item is not None:
+        return item.parent(element)
     if isinstance(element, Control):
-        return element.Parent
+        return element.Parent if element.Parent is not None else items.detached_parent(element)
     if isinstance(element, ToolStripItem):
         return element.OwnerItem if element.OwnerItem is not None else element.Owner
     if is_menu(element):
@@ -79,16 +87,22 @@ def parent(element: Any) -> Any | None:
         if parent is not None:
             return parent
         get_form = getattr(element, "GetForm", None)
-        return get_form() if get_form is not None else None
+        return get_form() if get_form is not None else items.detached_parent(element)
     return None
 
 
 def is_alive(element: Any) -> bool:
+    item = items.item_of(element)
+    if item is not None:
+        return item.is_alive(element)
     disposed = getattr(element, "IsDisposed", None)
     return not bool(disposed) if disposed is not None else True
 
 
 def naming(element: Any, type_names: TypeNames) -> Naming:
+    item = items.item_of(element)
+    if item is not None:
+        return item.naming(element, type_names)
     short, full = type_names.of(element)
     name = getattr(element, "Name", None)
     return Naming(short, full, str(name) if name else None, None)
@@ -96,19 +110,27 @@ def naming(element: Any, type_names: TypeNames) -> Naming:
 
 def describe_element(element: Any) -> str:
     """How a message names an element: its type, and its Name when it has one."""
+    item = items.item_of(element)
+    if item is not None:
+        return item.describe(element)
     name = getattr(element, "Name", None)
     kind = type(element).__name__
     return f"{kind}#{name}" if name else kind
 
 
 def state(element: Any) -> ElementState:
+    item = items.item_of(element)
+    if item is not None:
+        return item.state(element)
     if isinstance(element, Control):
-        return ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Focused))
-    if isinstance(element, ToolStripItem):
-        return ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
-    visible = getattr(element, "Visible", True)
-    enabled = getattr(element, "Enabled", True)
-    return ElementState(bool(visible), bool(enabled), False)
+        found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Focused))
+    elif isinstance(element, ToolStripItem):
+        found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
+    else:
+        visible = getattr(element, "Visible", True)
+        enabled = getattr(element, "Enabled", True)
+        found = ElementState(bool(visible), bool(enabled), False)
+    return items.refine_state(element, found)  # check marks, drop-downs, a tab's selection
 
 
 def is_active_window(element: Any) -> bool:
@@ -123,18 +145,24 @@ def form_of(element: Any) -> Any | None:
         while isinstance(owner, ToolStripItem) and owner.OwnerItem is not None:
             owner = owner.OwnerItem
         strip = owner.Owner if isinstance(owner, ToolStripItem) else None
-        return strip.FindForm() if strip is not None else None
+        if strip is None:
+            return None
+        host = strip if strip.Parent is not None else items.detached_parent(strip) or strip  # a context menu
+        return host.FindForm()
     if isinstance(element, Form):
         return element
     if isinstance(element, Control):
         return element.FindForm()
-    return None
+    return items.owner_form(element)
 
 
 # -- screen geometry ---------------------------------------------------------
 
 
 def bounds(element: Any) -> Bounds | None:
+    item = items.item_of(element)
+    if item is not None:
+        return item.bounds(element)
     if isinstance(element, Control):
         if element.Parent is None:
             r = element.Bounds
@@ -153,6 +181,9 @@ def bounds(element: Any) -> Bounds | None:
 
 
 def click_point(element: Any) -> tuple[int, int] | None:
+    actor = items.actor_of(element)
+    if actor is not None:
+        return actor.click_point(element)  # an item's own rectangle; a tab page's tab
     box = bounds(element)
     if box is None or box.width <= 0 or box.height <= 0:
         return None
