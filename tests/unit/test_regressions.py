@@ -103,6 +103,24 @@ def test_the_name_census_is_reused_only_within_its_ttl() -> None:
                 assert fresh.locator == "Panel#wide", "within the TTL the cached census is reused"
 
 
+def test_a_census_kept_from_before_a_control_appeared_does_not_cost_it_its_name_locator() -> None:
+    """A control shown within census_ttl of the last census was not in the kept counts, so
+    its unique name counted 0 and its locator fell back to a path (test_items saw
+    Form[1]/TextBox[0]/... for TextBox#notes after the docs tests had just run)."""
+    from fake_toolkit import FakeElement, harness
+
+    from wpfprobe.core.settings import ProbeSettings
+    from wpfprobe.engine.engine import Target
+
+    app = _wide_app(2)
+    with harness(app, ProbeSettings(census_ttl=3600.0)) as h:
+        assert h.engine.node(Target(locators=("#wide",))).locator == "Panel#wide"  # the census is now kept
+        window = app.windows[0]
+        late = FakeElement("TextBox", "notes")
+        h.ui.run(lambda: window.add(late))
+        assert h.engine.node(Target(locators=("#notes",))).locator == "TextBox#notes"
+
+
 def test_node_id_prefixes_use_only_letters_that_tokenize_cheaply() -> None:
     """Random prefixes such as 'qz' or 'yk' split into extra tokens, pushing the compact
     tree past 12 tokens per node (benchmarks/bench_mcp.py measured 12.8 with o200k)."""

@@ -42,6 +42,8 @@ class Locating(Reader):
     def __init__(self, engine: HopHost) -> None:
         super().__init__(engine)
         self._census: Counter[tuple[str, str]] | None = None
+        #: The census was counted in this hop (not taken from the cache).
+        self._census_fresh = False
         self._logical_census: Counter[tuple[str, str]] | None = None
         # Per tree: node id -> its Loc (logical ones without the prefix, added on the way out).
         self._locs: dict[TreeType, dict[str, Loc]] = {"visual": {}, "logical": {}}
@@ -70,6 +72,7 @@ class Locating(Reader):
                 self._census = cached[1]
                 return self._census
             self._census = self._count_keys("visual")
+            self._census_fresh = True
             self.engine.census_cache = (time.monotonic(), self._census)
         return self._census
 
@@ -86,7 +89,16 @@ class Locating(Reader):
 
     def _unique_key(self, naming: Naming, tree_type: TreeType = "visual") -> str | None:
         for key in (naming.automation_id, naming.name):
-            if key and self.census(tree_type)[(naming.type_name.lower(), key)] == 1:
+            if not key:
+                continue
+            count = self.census(tree_type)[(naming.type_name.lower(), key)]
+            if count == 0 and tree_type == "visual" and not self._census_fresh:
+                # The element is right here, so a census that never saw it is stale (it
+                # was kept from before the element appeared): count again, once per hop.
+                self._census = None
+                self.engine.census_cache = None
+                count = self.census(tree_type)[(naming.type_name.lower(), key)]
+            if count == 1:
                 return key
         return None
 
