@@ -7,13 +7,17 @@ every walk, so this is the hot path: each read here is one getter, or a cache.
 Screen geometry lives here too: bounds, the centre a click lands on, the form
 an element is on, and the memoised parent origin a walk reads bounds from
 (each screen read is an X11 round trip on Mono).
+
+A control of a class written in Python (``__namespace__``) is met here as a
+``DerivedHandle``: every read that can return a control (children, Parent,
+Owner, the open forms, the active form) goes through ``net.derived``, and
+every type test through ``is_a`` (see that module for why).
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from System import Object
 from System.Drawing import Point
 from System.Windows.Forms import (
     Application,
@@ -25,6 +29,7 @@ from System.Windows.Forms import (
 )
 
 from wpfprobe.core.protocol import Bounds, ElementState, Naming
+from wpfprobe_clr.net.derived import DerivedHandle, call, get, is_a, items, same, type_names
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 
 
@@ -35,6 +40,8 @@ class TypeNames:
         self._names: dict[type, tuple[str, str]] = {}
 
     def of(self, element: Any) -> tuple[str, str]:
+        if type(element) is DerivedHandle:
+            return element.names
         key = type(element)
         names = self._names.get(key)
         if names is None:
@@ -46,34 +53,35 @@ class TypeNames:
 
 def roots(main: Any | None) -> list[Any]:
     """The open forms, the app's main form first."""
-    forms = [f for f in Application.OpenForms if not f.IsDisposed]
+    forms = [f for f in items(Application.OpenForms) if not f.IsDisposed]
     ordered = []
     if main is not None and not main.IsDisposed:
         ordered.append(main)
-    ordered.extend(f for f in forms if main is None or not Object.ReferenceEquals(f, main))
+    ordered.extend(f for f in forms if main is None or not same(f, main))
     return ordered
 
 
 def children(element: Any) -> list[Any]:
-    if isinstance(element, ToolStrip):
-        return list(element.Items)
-    if isinstance(element, Control):
-        kids = list(element.Controls)
-        menu = getattr(element, "Menu", None) if isinstance(element, Form) else None
+    if is_a(element, ToolStrip):
+        return items(element.Items)
+    if is_a(element, Control):
+        kids = items(element.Controls)
+        menu = getattr(element, "Menu", None) if is_a(element, Form) else None
         return [menu, *kids] if menu is not None else kids
-    if isinstance(element, ToolStripDropDownItem):
+    if is_a(element, ToolStripDropDownItem):
         # Reading DropDownItems creates the drop-down; ask first.
-        return list(element.DropDownItems) if element.HasDropDownItems else []
+        return items(element.DropDownItems) if element.HasDropDownItems else []
     if is_menu(element):
-        return list(element.MenuItems)
+        return items(element.MenuItems)
     return []
 
 
 def parent(element: Any) -> Any | None:
-    if isinstance(element, Control):
-        return element.Parent
-    if isinstance(element, ToolStripItem):
-        return element.OwnerItem if element.OwnerItem is not None else element.Owner
+    if is_a(element, Control):
+        return get(element, "Parent")
+    if is_a(element, ToolStripItem):
+        owner_item = get(element, "OwnerItem")
+        return owner_item if owner_item is not None else get(element, "Owner")
     if is_menu(element):
         parent = getattr(element, "Parent", None)
         if parent is not None:
@@ -84,6 +92,8 @@ def parent(element: Any) -> Any | None:
 
 
 def is_alive(element: Any) -> bool:
+    if type(element) is DerivedHandle and not element.alive:
+        return False
     disposed = getattr(element, "IsDisposed", None)
     return not bool(disposed) if disposed is not None else True
 
@@ -97,14 +107,14 @@ def naming(element: Any, type_names: TypeNames) -> Naming:
 def describe_element(element: Any) -> str:
     """How a message names an element: its type, and its Name when it has one."""
     name = getattr(element, "Name", None)
-    kind = type(element).__name__
+    kind = type_names(element)[0]
     return f"{kind}#{name}" if name else kind
 
 
 def state(element: Any) -> ElementState:
-    if isinstance(element, Control):
+    if is_a(element, Control):
         return ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Focused))
-    if isinstance(element, ToolStripItem):
+    if is_a(element, ToolStripItem):
         return ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
     visible = getattr(element, "Visible", True)
     enabled = getattr(element, "Enabled", True)
@@ -112,22 +122,22 @@ def state(element: Any) -> ElementState:
 
 
 def is_active_window(element: Any) -> bool:
-    active = Form.ActiveForm
-    return active is not None and bool(Object.ReferenceEquals(active, element))
+    active = get(Form, "ActiveForm")
+    return active is not None and same(active, element)
 
 
 def form_of(element: Any) -> Any | None:
     """The form an element is on, through the tool strip a menu item belongs to."""
-    if isinstance(element, ToolStripItem):
+    if is_a(element, ToolStripItem):
         owner = element
-        while isinstance(owner, ToolStripItem) and owner.OwnerItem is not None:
-            owner = owner.OwnerItem
-        strip = owner.Owner if isinstance(owner, ToolStripItem) else None
-        return strip.FindForm() if strip is not None else None
-    if isinstance(element, Form):
+        while is_a(owner, ToolStripItem) and (up := get(owner, "OwnerItem")) is not None:
+            owner = up
+        strip = get(owner, "Owner") if is_a(owner, ToolStripItem) else None
+        return call(strip, "FindForm") if strip is not None else None
+    if is_a(element, Form):
         return element
-    if isinstance(element, Control):
-        return element.FindForm()
+    if is_a(element, Control):
+        return call(element, "FindForm")
     return None
 
 
@@ -135,16 +145,17 @@ def form_of(element: Any) -> Any | None:
 
 
 def bounds(element: Any) -> Bounds | None:
-    if isinstance(element, Control):
-        if element.Parent is None:
+    if is_a(element, Control):
+        up = get(element, "Parent")
+        if up is None:
             r = element.Bounds
-        elif element.Parent.IsHandleCreated:
-            r = element.Parent.RectangleToScreen(element.Bounds)
+        elif up.IsHandleCreated:
+            r = up.RectangleToScreen(element.Bounds)
         else:
             return None
         return Bounds(int(r.X), int(r.Y), int(r.Width), int(r.Height))
-    if isinstance(element, ToolStripItem):
-        owner = element.Owner
+    if is_a(element, ToolStripItem):
+        owner = get(element, "Owner")
         if owner is None or not owner.IsHandleCreated or not element.Visible:
             return None
         r = owner.RectangleToScreen(element.Bounds)
@@ -173,9 +184,9 @@ def client_origin(control: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
 
 def walk_bounds(element: Any, parent: Any, memo: dict[Any, Any]) -> Bounds | None:
     """``bounds`` from the parent's screen origin, read once per walk (each read is an X11 round trip on Mono)."""
-    if parent is None or not isinstance(parent, Control):
+    if parent is None or not is_a(parent, Control):
         return bounds(element)
-    if isinstance(element, ToolStripItem) and not element.Visible:
+    if is_a(element, ToolStripItem) and not element.Visible:
         return None
     origin = client_origin(parent, memo)
     if origin is None:
