@@ -103,6 +103,42 @@ def test_clrproperties_are_listed_with_their_values_and_secret_ones_are_never_re
     assert zoo.call("app_facts")["result"]["secretReads"] == 0
 
 
+def test_typing_focus_bindings_ancestors_diagnostics_and_screenshots_reach_python_defined_controls(zoo: Zoo) -> None:
+    async def use(client: Any) -> dict[str, Any]:
+        await ok(client, "collect_garbage")
+        typed = await ok(client, "wpf_type_text", locator="#fancyBox", text="typed into a derived box")
+        focused = await ok(client, "wpf_focus", locator="#fancyBox")
+        box = await ok(client, "wpf_inspect_element", locator="#fancyBox")
+        binding = await ok(client, "wpf_get_binding_info", locator="#boundLabel", propertyName="Text")
+        ancestors = await ok(client, "wpf_get_ancestors", locator="#innerBox")
+        panel = await ok(client, "wpf_inspect_element", locator="#fancyPanel")
+        children = await ok(client, "wpf_get_children", nodeId=panel["node"]["nodeId"])
+        diagnostics = await ok(client, "wpf_run_diagnostics")
+        shot = await client.call_tool("wpf_capture_screenshot", {"locator": "#fancyPanel"})
+        return {
+            "typed": typed, "focused": focused, "box": box, "binding": binding, "ancestors": ancestors,
+            "children": children, "diagnostics": diagnostics, "shot": shot,
+        }  # fmt: skip
+
+    seen = zoo.session(use)
+    assert seen["typed"]["node"]["type"] == "FancyBox"
+    assert seen["box"]["node"]["text"] == "typed into a derived box" and seen["box"]["node"]["focused"] is True
+    assert seen["focused"]["node"]["focused"] is True
+    binding = seen["binding"]
+    assert binding["path"] == "Greeting" and binding["status"] == "active", binding
+    assert binding["resolvedValue"] == "Hello zoo" and binding["sourceTypeName"] == "System.Data.DataTable"
+    assert [a["name"] for a in seen["ancestors"]["ancestors"]] == ["innerPanel", "fancyPanel", "zooWindow"]
+    assert [c["name"] for c in seen["children"]["items"]] == ["plainButton", "fancyButton", "innerPanel"]
+    # Judged like any control, and so are the plain controls inside derived ones.
+    located = {(f["provider"], f["locator"]) for f in seen["diagnostics"]["items"]}
+    assert any(where == "FancyBox#fancyBox" for _, where in located), located
+    assert ("unnamed-input", "TextBox#innerBox") in located, located
+    assert not seen["shot"].is_error, seen["shot"].content
+    info = seen["shot"].structured_content
+    assert (info["width"], info["height"]) == (250, 150), info
+    assert any(b.type == "image" for b in seen["shot"].content)
+
+
 def test_a_derived_form_given_to_start_and_then_dropped_by_the_app_still_answers(
     display: str | None, tmp_path: Path
 ) -> None:

@@ -192,8 +192,9 @@ class DiagnosticFacts:
     - ``zero_size_expected``: a zero width or height is normal for it (a separator).
     - ``text_room``: (width, height) in px the element has for its text: its
       client area less its padding and its own parts (a button's border, a
-      check box's glyph). None when it shows no text, or sizes itself to its
-      text (WinForms AutoSize), or the toolkit does not measure it.
+      check box's glyph). None when it shows no text, sizes itself to its text
+      (WinForms AutoSize), plainly has room for it, or the toolkit does not
+      measure it.
     - ``text_size``: (width, height) its text takes as the element lays it out
       at that width (wrapped to it where the element wraps text; a word longer
       than the width makes it wider).

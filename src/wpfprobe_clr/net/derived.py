@@ -316,7 +316,12 @@ def get(target: Any, name: str) -> Any:
 
 
 def call(target: Any, name: str, *args: Any) -> Any:
-    """``target.name(*args)``, with handles allowed among the arguments and in the answer."""
+    """``target.name(*args)``, with handles allowed among the arguments and in the answer.
+
+    Without a handle among the arguments the call is made the ordinary way, and
+    made again through .NET only when its answer is a Python-defined object: use
+    it for reads (FindForm, GetChildAtPoint) and for calls that answer nothing.
+    """
     if type(target) is DerivedHandle:
         return getattr(target, name)(*args)
     static = isinstance(target, type)

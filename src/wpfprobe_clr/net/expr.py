@@ -27,8 +27,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import clr
-from System import Array, Boolean, Double, Int32, Int64, Object, String, Type
-from System.Linq.Expressions import Expression, ParameterExpression
+
+# System.Linq.Expressions lives in System.Core on the .NET Framework (a facade elsewhere),
+# and pythonnet 3 imports only from assemblies that are loaded.
+clr.AddReference("System.Core")
+
+from System import Array, Boolean, Double, Int32, Int64, Object, String, Type  # noqa: E402
+from System.Linq.Expressions import Expression, ParameterExpression  # noqa: E402
 
 __all__ = [
     "array_of",

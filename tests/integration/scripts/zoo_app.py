@@ -19,6 +19,8 @@ wpfprobe_clr/net/bridge.py) before the probe first looks:
           innerBox (TextBox)
       nonsPanel (PlainPanel: a Panel subclass without __namespace__, OnPaint overridden)
         nonsLabel (Label)
+      fancyBox (FancyBox: a TextBox subclass with __namespace__)
+      boundLabel (FancyLabel: a Label subclass, its Text bound to a DataTable row "Hello zoo")
       moodyPanel (MoodyPanel: its Visible and Enabled clrproperties throw)
         moodyButton (Button)
       statusLabel (Label: "Clicked N" after the N-th click of fancyButton)
@@ -77,9 +79,11 @@ else:
 
 clr.AddReference("System.Windows.Forms")
 clr.AddReference("System.Drawing")
+clr.AddReference("System.Data")
 
 import System  # noqa: E402
 from System import Int32, String  # noqa: E402
+from System.Data import DataTable  # noqa: E402
 from System.Drawing import Color, Pen, Point, Size  # noqa: E402
 from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
 from System.Windows.Forms import (  # noqa: E402
@@ -157,6 +161,14 @@ class FancyButton(Button):
     __namespace__ = "ZooApp"
 
 
+class FancyBox(TextBox):
+    __namespace__ = "ZooApp"
+
+
+class FancyLabel(Label):
+    __namespace__ = "ZooApp"
+
+
 class MoodyPanel(Panel):
     """Its Visible and Enabled (new properties over Control's, which are not virtual) throw:
     WinForms reads its own, the probe reads the most derived, as Python code would."""
@@ -209,6 +221,13 @@ def build() -> None:
     nons = PlainPanel()
     _add(form, nons, "nonsPanel", 270, 10, 140, 60)
     _add(nons, Label(), "nonsLabel", 5, 5, 120, 20, "not a .NET type")
+    _add(form, FancyBox(), "fancyBox", 270, 150, 140, 24)
+    bound = FancyLabel()
+    model = DataTable("Zoo")
+    model.Columns.Add("Greeting")
+    model.Rows.Add("Hello zoo")
+    bound.DataBindings.Add("Text", model, "Greeting")
+    _add(form, bound, "boundLabel", 270, 180, 140, 20)
     moody = MoodyPanel()
     _add(form, moody, "moodyPanel", 270, 80, 140, 60)
     _add(moody, Button(), "moodyButton", 5, 5, 100, 26, "Moody")
