@@ -13,7 +13,8 @@ where the control wraps (a Label that does not AutoSize, any ButtonBase), is
 compared with the room: the client area less Padding, less a button's border
 or a check box's glyph. A control that sizes itself to its text (AutoSize,
 unless a MaximumSize bounds it) is not measured, nor one whose room is plainly
-big enough (each character no wider than a line is high). Measured, not asked: Mono's
+big enough (each character no wider than a line is high), and a measurement is
+made once per walk for the same text and font. Measured, not asked: Mono's
 ButtonBase.GetPreferredSize answers its present size, and Mono clamps a 0x0
 control to 1x1 px, so a label with no room shows as 1x1 with a long text.
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from System import Int32
-from System.Drawing import Size
+from System.Drawing import Bitmap, Graphics, Size
 from System.Windows.Forms import Appearance, ListView, TextFormatFlags, TextRenderer, ToolStripItem
 
 from wpfprobe.core.protocol import Bounds, DiagnosticFacts
@@ -59,7 +60,7 @@ def diagnostic_facts(element: Any, memo: dict[Any, Any], kinds: KindTable) -> Di
             item_count = int(element.RowCount)
     elif kind.items == "native":  # ListBox, ComboBox: drawn natively, virtualization does not apply
         item_count = int(element.Items.Count)
-    text = _text_fit(element, kind) if kind.text is not None else None
+    text = _text_fit(element, kind, memo) if kind.text is not None else None
     return DiagnosticFacts(
         bounds=bounds,
         client_area=client,
@@ -90,7 +91,9 @@ _CAPTION_INSET = 8
 _UNBOUNDED = Int32.MaxValue
 
 
-def _text_fit(element: Any, kind: Kind) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], bool] | None:
+def _text_fit(
+    element: Any, kind: Kind, memo: dict[Any, Any]
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], bool] | None:
     """(room, size as laid out, size on one line, ellipsis) of the control's caption, or None."""
     text = str(element.Text or "")
     if not text:
@@ -122,17 +125,30 @@ def _text_fit(element: Any, kind: Kind) -> tuple[tuple[int, int], tuple[int, int
     flags = TextFormatFlags.NoPadding
     if kind.text != "group" and not bool(element.UseMnemonic):
         flags |= TextFormatFlags.NoPrefix
-    line = TextRenderer.MeasureText(text, font, Size(_UNBOUNDED, _UNBOUNDED), flags)
-    one_line = (int(line.Width), int(line.Height))
+    one_line = _measure(memo, text, font, _UNBOUNDED, flags)
     if kind.text == "group":
         height = one_line[1]  # the caption sits on the border: only its width can run out
     room = (max(width, 0), max(height, 0))
     size = one_line
     # Wrapping only matters when one line does not fit (and costs a second measurement).
     if wraps and (one_line[0] > room[0] or one_line[1] > room[1]):
-        wrapped = TextRenderer.MeasureText(
-            text, font, Size(max(room[0], 1), _UNBOUNDED), flags | TextFormatFlags.WordBreak
-        )
-        size = (int(wrapped.Width), int(wrapped.Height))
+        size = _measure(memo, text, font, max(room[0], 1), flags | TextFormatFlags.WordBreak)
     ellipsis = kind.text != "group" and bool(element.AutoEllipsis)
     return room, size, one_line, ellipsis
+
+
+def _measure(memo: dict[Any, Any], text: str, font: Any, width: int, flags: Any) -> tuple[int, int]:
+    """TextRenderer.MeasureText at ``width``, once per walk for the same text, font and flags.
+
+    Through one device context for the walk: without one, each call makes its own
+    (about 200 us a call on Mono here, 120 us with it).
+    """
+    key = ("text", text, font, int(flags), width)
+    found = memo.get(key)
+    if found is None:
+        context = memo.get("text-context")
+        if context is None:
+            context = memo["text-context"] = Graphics.FromImage(Bitmap(1, 1))
+        size = TextRenderer.MeasureText(context, text, font, Size(width, _UNBOUNDED), flags)
+        found = memo[key] = (int(size.Width), int(size.Height))
+    return found
