@@ -93,25 +93,38 @@ class BindingErrorStore:
 class WeakKeys:
     """A stable string key per live .NET object, without keeping it alive.
 
-    Create and use it on the UI thread.
+    A Python-defined control (a ``DerivedHandle``) is keyed by the object it
+    holds, looked up in .NET. Create and use it on the UI thread.
     """
 
     def __init__(self) -> None:
         from System import Object, String  # noqa: PLC0415
         from System.Runtime.CompilerServices import ConditionalWeakTable  # noqa: PLC0415
 
+        from wpfprobe_clr.net.derived import DerivedHandle  # noqa: PLC0415
+
+        self._handle_type = DerivedHandle
         self._table = ConditionalWeakTable[Object, String]()
         self._counter = itertools.count(1)
 
     def key(self, obj: Any) -> str:
-        found, key = self._table.TryGetValue(obj)
-        if found:
-            return str(key)
+        found = self.known(obj)
+        if found is not None:
+            return found
         key = f"w{next(self._counter)}"
-        self._table.Add(obj, key)
-        return str(key)
+        if type(obj) is self._handle_type:
+            from wpfprobe_clr.net import bridge  # noqa: PLC0415
+
+            bridge.table_add(self._table, obj.ref, key)
+        else:
+            self._table.Add(obj, key)
+        return key
 
     def known(self, obj: Any) -> str | None:
+        if type(obj) is self._handle_type:
+            from wpfprobe_clr.net import bridge  # noqa: PLC0415
+
+            return bridge.table_find(self._table, obj.ref)
         found, key = self._table.TryGetValue(obj)
         return str(key) if found else None
 

@@ -4,6 +4,11 @@ A ConditionalWeakTable maps object -> id without keeping the object alive;
 a dict of System.WeakReference maps id -> object. Only the UI thread uses it.
 An item with no object of its own (``ItemRef``) is its owner's id, a dot and
 its index: it lives as long as its owner, and ``get`` rebuilds the ref.
+
+A Python-defined control is a ``DerivedHandle`` (``net.derived``), a new
+Python object each time it is read: its id is keyed by the .NET object it
+holds (looked up in .NET, so the object is never converted into Python), and
+``get`` gives back the handle itself, which holds its object weakly too.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ class ClrObjectTable:
         from System import Object, String  # noqa: PLC0415
         from System.Runtime.CompilerServices import ConditionalWeakTable  # noqa: PLC0415
 
+        from wpfprobe_clr.net.derived import DerivedHandle  # noqa: PLC0415
+
+        self._handle_type = DerivedHandle
         self._ids_by_object = ConditionalWeakTable[Object, String]()
         self._objects_by_id: dict[str, Any] = {}
         # A per-process prefix, so an id from an earlier run almost never names a new element.
@@ -37,17 +45,33 @@ class ClrObjectTable:
     def id_for(self, element: Any) -> str:
         if isinstance(element, ItemRef):
             return f"{self._owner_id(element.owner)}.{element.index}"
+        if type(element) is self._handle_type:
+            return self._handle_id(element)
         found, node_id = self._ids_by_object.TryGetValue(element)
         if found:
             return str(node_id)
         from System import WeakReference  # noqa: PLC0415
 
-        node_id = f"{self._prefix}{next(self._counter)}"
+        node_id = self._new_id()
         self._ids_by_object.Add(element, node_id)
         self._objects_by_id[node_id] = WeakReference(element)
+        return node_id
+
+    def _handle_id(self, handle: Any) -> str:
+        from wpfprobe_clr.net import bridge  # noqa: PLC0415
+
+        found = bridge.table_find(self._ids_by_object, handle.ref)
+        if found is not None:
+            return found
+        node_id = self._new_id()
+        bridge.table_add(self._ids_by_object, handle.ref, node_id)
+        self._objects_by_id[node_id] = handle
+        return node_id
+
+    def _new_id(self) -> str:
         if len(self._objects_by_id) >= self._prune_at:
             self._prune()
-        return node_id
+        return f"{self._prefix}{next(self._counter)}"
 
     def _owner_id(self, owner: Any) -> str:
         """The owner's id, remembered for the Python wrapper last asked about.
@@ -74,7 +98,10 @@ class ClrObjectTable:
         ref = self._objects_by_id.get(node_id)
         if ref is None:
             return None
-        target = ref.Target
+        if type(ref) is self._handle_type:
+            target = ref if ref.alive else None
+        else:
+            target = ref.Target
         if target is None:
             self._objects_by_id.pop(node_id, None)
         return target
@@ -83,18 +110,24 @@ class ClrObjectTable:
         return len(self._objects_by_id)
 
     def _prune(self) -> None:
-        dead = [k for k, ref in self._objects_by_id.items() if not ref.IsAlive]
+        dead = [
+            k
+            for k, ref in self._objects_by_id.items()
+            if not (ref.alive if type(ref) is self._handle_type else ref.IsAlive)
+        ]
         for key in dead:
             del self._objects_by_id[key]
         self._prune_at = max(1024, 2 * len(self._objects_by_id))
 
 
 def same_object(a: Any, b: Any) -> bool:
-    from System import Object  # noqa: PLC0415
+    """Whether two elements are the same: the same .NET object (a handle by the object it holds),
+    or items at the same index of the same owner."""
+    from wpfprobe_clr.net.derived import same  # noqa: PLC0415
 
     if isinstance(a, ItemRef) or isinstance(b, ItemRef):
         # An item's owner may itself be an item (a node under a tree node that has no container).
         return (
             isinstance(a, ItemRef) and isinstance(b, ItemRef) and a.index == b.index and same_object(a.owner, b.owner)
         )
-    return bool(Object.ReferenceEquals(a, b))
+    return same(a, b)

@@ -1,4 +1,14 @@
-"""Find the CLR the app already runs, or load one through pythonnet/clr-loader."""
+"""Find the CLR the app already runs, or load one through pythonnet/clr-loader.
+
+Most apps load the CLR themselves (``pythonnet.load(...)``, or a bare
+``import clr``) and build their UI before they import wpfprobe: then the
+runtime is only described, never loaded again.
+
+Mono reads its thread-suspend mode once, when it starts. The probe sets the
+safe one (preemptive) only when it is the one starting Mono; when the app
+started it, the environment the app ran with is what Mono read, so the probe
+warns if that mode can deadlock (it cannot change it any more).
+"""
 
 from __future__ import annotations
 
@@ -26,6 +36,7 @@ def default_order() -> tuple[RuntimeKind, ...]:
 
 
 def clr_is_loaded() -> bool:
+    """Whether a CLR runs in this process (``pythonnet.load`` puts ``clr`` in sys.modules too)."""
     return "clr" in sys.modules
 
 
@@ -46,13 +57,16 @@ def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
     if not clr_is_loaded():
         _load(kind)
     description = describe_clr()
-    if description.kind == "mono" and os.environ.get(MONO_SUSPEND_VARIABLE) != MONO_SAFE_SUSPEND:
+    mode = os.environ.get(MONO_SUSPEND_VARIABLE)
+    if description.kind == "mono" and mode != MONO_SAFE_SUSPEND:
         warnings.warn(
-            f"Mono was started without {MONO_SUSPEND_VARIABLE}={MONO_SAFE_SUSPEND}; with its default "
-            "thread suspend mode, pythonnet calls from several threads can deadlock during garbage "
-            f"collection. Set {MONO_SUSPEND_VARIABLE}={MONO_SAFE_SUSPEND} before the app loads pythonnet.",
+            f"Mono was started with {MONO_SUSPEND_VARIABLE}={mode or '(unset: its default)'}; in that mode, "
+            "pythonnet calls from two threads (the app's UI thread and the probe's, or any two of the app's) "
+            f"can deadlock the process during a garbage collection. Start the app with "
+            f"{MONO_SUSPEND_VARIABLE}={MONO_SAFE_SUSPEND} in its environment (or set it in os.environ before "
+            "pythonnet loads Mono), or run it under `wpfprobe run`, which does.",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=_caller_stacklevel(),
         )
     return description
 
@@ -83,6 +97,18 @@ def _load(kind: RuntimeKind | None) -> None:
         suggestion="Install one of the runtimes named above, or set PYTHONNET_RUNTIME to one that is installed.",
         detail={"tried": list(order)},
     )
+
+
+def _caller_stacklevel() -> int:
+    """The stacklevel that points a warning at the first frame outside wpfprobe (the app's call)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../src, holding both packages
+    ours = (os.path.join(here, "wpfprobe") + os.sep, os.path.join(here, "wpfprobe_clr") + os.sep)
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(ours):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
 def describe_clr() -> RuntimeDescription:

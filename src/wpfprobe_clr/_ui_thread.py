@@ -300,7 +300,17 @@ def exception_identity(exc: BaseException) -> tuple[str, str]:
         if inner is None or name not in _WRAPPER_EXCEPTIONS:
             break
         net = inner
+    if str(net.GetType().FullName) == _PYTHON_EXCEPTION:
+        # A Python error raised inside .NET code (a clrproperty getter read through TypeDescriptor):
+        # named as Python names it, like the same error raised directly.
+        kind = getattr(net, "Type", None)
+        if isinstance(kind, type):
+            name = f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")
+            return name, str(getattr(net, "Message", str(net)))
     return str(net.GetType().FullName), str(getattr(net, "Message", str(net)))
+
+
+_PYTHON_EXCEPTION = "Python.Runtime.PythonException"
 
 
 _WRAPPER_EXCEPTIONS = {

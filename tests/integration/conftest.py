@@ -158,3 +158,22 @@ def mcp_connect(mcp_server: Any) -> Any:
                 yield client
 
     return connect
+
+
+# -- scripts/zoo_app.py: controls whose classes are written in Python ------------------------
+
+
+@pytest.fixture(scope="session")
+def zoo(display: str | None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The zoo app in a process of its own, serving MCP at the interact tier, once for the session.
+
+    Tests share it: they count clicks from where they start, and at the end no exception
+    may have reached the app's message loop."""
+    from zoo_harness import Zoo
+
+    app = Zoo(tmp_path_factory.mktemp("zoo"))
+    try:
+        yield app
+    finally:
+        facts = app.close()
+    assert facts["threadExceptions"] == [], facts

@@ -196,3 +196,41 @@ def test_an_agent_runs_diagnostics_over_mcp(mcp_connect: Any) -> None:
     assert "tab-order" in unknown.structured_content["detail"]["known"]
     cursor = answers["cursor"]
     assert cursor.is_error and cursor.structured_content["code"] == "INVALID_ARGUMENT"
+
+
+# -- text-truncated -----------------------------------------------------------------------
+
+
+def test_the_example_s_captions_all_fit(probe: Any) -> None:
+    # Every label, button and check box of the example is measured, and none is cut:
+    # the slack absorbs what Mono measures differently from how it draws.
+    page = probe.diagnostics(providers=["text-truncated"])
+    assert page.items == [] and page.providers_run == ["text-truncated"]
+
+
+def test_text_truncated_reports_captions_that_do_not_fit_over_mcp(zoo: Any) -> None:
+    from zoo_harness import ok
+
+    async def diagnose(client: Any) -> dict[str, Any]:
+        return await ok(client, "wpf_run_diagnostics", providers=["text-truncated", "zero-size"])
+
+    page = zoo.session(diagnose)
+    found = {(f["provider"], f["locator"]): f for f in page["items"]}
+    assert set(found) == {
+        ("text-truncated", "Label#hiddenNote"),
+        ("text-truncated", "Label#wrapNote"),
+        ("text-truncated", "Button#tinyButton"),
+        ("text-truncated", "Label#ellipsisNote"),
+    }, sorted(found)
+    # 0x0 in the app, 1x1 on Mono's screen: zero-size cannot see it, the text has no room.
+    hidden = found[("text-truncated", "Label#hiddenNote")]
+    assert hidden["level"] == "warning" and "has 1x1 px for it" in hidden["message"]
+    assert (hidden["detail"]["roomWidth"], hidden["detail"]["roomHeight"]) == (1, 1)
+    assert hidden["detail"]["lineWidth"] > 60 and "fits the text on one line" in hidden["suggestion"]
+    wrapped = found[("text-truncated", "Label#wrapNote")]
+    # Wide enough for its wrapped lines (90 px), too short for them (20 px).
+    assert wrapped["detail"]["textWidth"] <= 90 + 3 and wrapped["detail"]["textHeight"] > 20 + 3
+    assert "at its present width" in wrapped["suggestion"]
+    assert found[("text-truncated", "Label#ellipsisNote")]["level"] == "info"
+    assert found[("text-truncated", "Button#tinyButton")]["level"] == "warning"
+    assert "You cannot see me" not in str(page), "a finding never quotes the text"

@@ -124,10 +124,16 @@ def test_redacted_getter_is_never_called(running_app: Any, probe: Any) -> None:
         ApiKey = clr.clrproperty(str, _get_api_key)
         Plain = clr.clrproperty(str, _get_plain)
 
+    kept: list[Any] = []
+
     def add_panel() -> None:
         panel = SecretPanel()
         panel.Name = "secretPanel"
         running_app.app.Controls.Find("formPanel", True)[0].Controls.Add(panel)
+        # This test's own clean-up touches the panel from Python: without a Python reference,
+        # pythonnet frees its .NET side at the next GC and every later call on it fails
+        # (test_derived_controls.py is about that; this one is about redaction).
+        kept.append(panel)
 
     running_app.invoke(add_panel)
     try:
@@ -146,8 +152,7 @@ def test_redacted_getter_is_never_called(running_app: Any, probe: Any) -> None:
     finally:
 
         def remove_panel() -> None:
-            found = running_app.app.Controls.Find("secretPanel", True)
-            for control in found:
+            for control in kept:
                 control.Parent.Controls.Remove(control)
                 control.Dispose()
 

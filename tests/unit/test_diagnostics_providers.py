@@ -18,7 +18,7 @@ from wpfprobe.engine.diagnostics import LARGE_ITEM_COUNT, PROVIDER_NAMES
 from wpfprobe.mcp.text import diagnostics_text
 from wpfprobe.mcp.tools import DiagnosticsArgs, read_tools
 
-WINFORMS_ONLY = ["overlapping-siblings", "tab-order", "unnamed-input"]
+WINFORMS_ONLY = ["text-truncated", "overlapping-siblings", "tab-order", "unnamed-input"]
 
 
 def E(type_name: str, name: str | None = None, box: tuple[int, int, int, int] | None = None, *,
@@ -77,7 +77,7 @@ def names(h: Harness, findings: list[Finding]) -> list[str | None]:
 def test_the_provider_list_is_the_documented_one() -> None:
     assert PROVIDER_NAMES == (
         "binding-errors", "null-datacontext", "unresolved-dynamic-resource", "non-virtualized-items",
-        "zero-size", "clipped", "overlapping-siblings", "tab-order", "unnamed-input",
+        "zero-size", "clipped", "text-truncated", "overlapping-siblings", "tab-order", "unnamed-input",
     )  # fmt: skip
 
 
@@ -183,6 +183,58 @@ def test_zero_size_levels_and_exceptions() -> None:
         assert found["zeroText"].level == "warning", "it has text to show"
         assert found["empty"].level == "info" and found["flatPanel"].level == "info"
         assert [f.level for f in page.items] == ["warning", "warning", "info", "info"], "most severe first"
+
+
+# -- text-truncated ---------------------------------------------------------------------
+
+
+def caption(name: str, box: tuple[int, int, int, int], room: tuple[int, int], size: tuple[int, int],
+            line: tuple[int, int] | None = None, **facts: Any) -> FakeElement:  # fmt: skip
+    """A label whose text needs ``size`` (``line`` on one line) where it has ``room``."""
+    return E("Label", name, box, text="Some caption", text_room=room, text_size=size, text_line=line or size, **facts)
+
+
+def test_text_truncated_reports_text_that_does_not_fit_with_the_sizes_that_would(winforms: Any) -> None:
+    app = form(
+        # Mono clamps a 0x0 label to 1x1: zero-size is silent, the text has no room at all.
+        caption("clamped", (10, 10, 1, 1), room=(1, 1), size=(15, 238), line=(104, 14)),
+        caption("fits", (10, 30, 100, 20), room=(100, 20), size=(19, 14)),
+        caption("descenders", (10, 60, 80, 40), room=(80, 40), size=(79, 42), line=(198, 14)),
+        caption("tooShort", (10, 110, 80, 20), room=(80, 20), size=(76, 42), line=(198, 14)),
+        caption("ellipsis", (10, 140, 60, 14), room=(60, 14), size=(41, 56), line=(146, 14), text_ellipsis=True),
+        caption("hiddenCut", (10, 160, 20, 14), room=(20, 14), size=(60, 14), visible=False),
+        # No area at all: zero-size's finding, not this one's.
+        caption("zero", (10, 180, 0, 0), room=(0, 0), size=(15, 238), line=(104, 14)),
+        E("Label", "unmeasured", (10, 200, 1, 1), text="AutoSize: it grows to fit"),
+    )  # fmt: skip
+    h = winforms(app)
+    page = h.probe.diagnostics(providers=["text-truncated"])
+    found = {h.probe.node(f.node_id).node().name: f for f in page.items}
+    assert set(found) == {"clamped", "tooShort", "ellipsis"}, "over by no more than the slack is not a cut"
+    clamped = found["clamped"]
+    assert clamped.level == "warning"
+    assert "needs 15x238 px" in clamped.message and "has 1x1 px" in clamped.message
+    assert "104x14 px fits the text on one line" in clamped.suggestion and "clamped" in clamped.suggestion
+    assert clamped.detail == {
+        "textWidth": 15, "textHeight": 238, "roomWidth": 1, "roomHeight": 1,
+        "lineWidth": 104, "lineHeight": 14, "ellipsis": False,
+    }  # fmt: skip
+    short = found["tooShort"]
+    # Wide enough for its wrapped lines, too short for them: two ways to fix it.
+    assert "198x20 px fits the text on one line" in short.suggestion
+    assert "80x42 px fits it at its present width" in short.suggestion
+    assert found["ellipsis"].level == "info" and "ellipsis" in found["ellipsis"].message
+    assert "Some caption" not in json.dumps([f.model_dump() for f in page.items]), "never the text itself"
+    assert [f.level for f in page.items] == ["warning", "warning", "info"]
+
+
+def test_text_truncated_is_not_a_wpf_provider_yet() -> None:
+    app = FakeApp(E("Window", "w", (0, 0, 400, 300), children=[
+        caption("clamped", (10, 10, 1, 1), room=(1, 1), size=(15, 238)),
+    ]))  # fmt: skip
+    with harness(app) as h:  # the fake says wpf: its adapter does not measure text
+        page = h.probe.diagnostics(providers=["text-truncated"])
+        assert page.items == [] and page.providers_not_applicable == ["text-truncated"]
 
 
 # -- overlapping-siblings -----------------------------------------------------------------

@@ -190,6 +190,16 @@ class DiagnosticFacts:
     - ``unresolved_resources``: (property, resource key) pairs of dynamic
       resource references whose key resolves to nothing.
     - ``zero_size_expected``: a zero width or height is normal for it (a separator).
+    - ``text_room``: (width, height) in px the element has for its text: its
+      client area less its padding and its own parts (a button's border, a
+      check box's glyph). None when it shows no text, sizes itself to its text
+      (WinForms AutoSize), plainly has room for it, or the toolkit does not
+      measure it.
+    - ``text_size``: (width, height) its text takes as the element lays it out
+      at that width (wrapped to it where the element wraps text; a word longer
+      than the width makes it wider).
+    - ``text_line``: (width, height) its text takes on one line.
+    - ``text_ellipsis``: the element shows "…" where it cuts its text (AutoEllipsis).
     """
 
     bounds: Bounds | None = None
@@ -208,6 +218,10 @@ class DiagnosticFacts:
     virtualized: bool | None = None
     unresolved_resources: tuple[tuple[str, str], ...] = ()
     zero_size_expected: bool = False
+    text_room: tuple[int, int] | None = None
+    text_size: tuple[int, int] | None = None
+    text_line: tuple[int, int] | None = None
+    text_ellipsis: bool = False
 
 
 # -- "why is my UI wrong": bindings, binding errors, resources, triggers, behaviors

@@ -46,6 +46,9 @@ LARGE_ITEM_COUNT = 100
 MAX_NAMED_IN_SUGGESTION = 12
 #: A binding error's own message is cut to this many characters.
 MAX_ERROR_TEXT = 300
+#: Text may overflow its room by this many px before it counts as cut off: the last line's
+#: leading and descenders, and what a toolkit measures differently from how it draws.
+TEXT_SLACK_PX = 3
 
 WPF = "wpf"
 WINFORMS = "winforms"
@@ -357,6 +360,35 @@ def _clipped(ctx: Context) -> Iterator[Raw]:
             break
 
 
+def _text_truncated(ctx: Context) -> Iterator[Raw]:
+    for item in ctx.items:
+        f = item.facts
+        room, size, line, b = f.text_room, f.text_size, f.text_line, f.bounds
+        if room is None or size is None or b is None or not item.visible or item.template_part or _is_zero(b):
+            continue  # zero-size reports an element with no area at all
+        over_w, over_h = size[0] - room[0], size[1] - room[1]
+        if over_w <= TEXT_SLACK_PX and over_h <= TEXT_SLACK_PX:
+            continue
+        i = item.index
+        cut = "it ends in an ellipsis where the rest is cut off" if f.text_ellipsis else "part of it is cut off"
+        # Sizes for the element as a whole: its bounds grown by what its text lacks.
+        one_line = line or size
+        wide = (b.width + max(one_line[0] - room[0], 0), b.height + max(one_line[1] - room[1], 0))
+        tall = b.height + max(over_h, 0)
+        options = [f"{wide[0]}x{wide[1]} px fits the text on one line"]
+        if size[0] <= room[0] + TEXT_SLACK_PX and tall > wide[1]:
+            options.append(f"{b.width}x{tall} px fits it at its present width")
+        yield Raw(
+            i, "text-truncated", "info" if f.text_ellipsis else "warning",
+            f"The text of {ctx.describe(i)} needs {size[0]}x{size[1]} px as it is laid out, but the element "
+            f"has {room[0]}x{room[1]} px for it, so {cut}.",
+            f"Make {ctx.short(i)} larger ({', or '.join(options)}), let it size itself to its text "
+            "(WinForms AutoSize = true), or shorten the text.",
+            {"textWidth": size[0], "textHeight": size[1], "roomWidth": room[0], "roomHeight": room[1],
+             "lineWidth": one_line[0], "lineHeight": one_line[1], "ellipsis": f.text_ellipsis},
+        )  # fmt: skip
+
+
 def _overlapping_siblings(ctx: Context) -> Iterator[Raw]:
     for parent in ctx.items:
         if not parent.facts.free_layout or not parent.visible or len(parent.children) < 2:
@@ -498,6 +530,12 @@ PROVIDERS: tuple[Provider, ...] = (
     ),
     Provider("zero-size", _BOTH, "visible elements of zero width or height (info, warning if usable)", _zero_size),
     Provider("clipped", _BOTH, "elements extending outside their parent's client area (warning)", _clipped),
+    Provider(
+        "text-truncated",
+        frozenset({WINFORMS}),
+        "text that does not fit its element (warning; info where the element shows an ellipsis)",
+        _text_truncated,
+    ),
     Provider(
         "overlapping-siblings",
         frozenset({WINFORMS}),

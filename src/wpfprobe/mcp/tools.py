@@ -223,8 +223,8 @@ class DiagnosticsArgs(_TargetArgs):
         min_length=1,
         max_length=20,
         description="Provider names to run (default all): binding-errors, null-datacontext, "
-        "unresolved-dynamic-resource, non-virtualized-items, zero-size, clipped, overlapping-siblings, "
-        "tab-order, unnamed-input.",
+        "unresolved-dynamic-resource, non-virtualized-items, zero-size, clipped, text-truncated, "
+        "overlapping-siblings, tab-order, unnamed-input.",
     )
     min_level: Literal["info", "warning", "error"] = Field(
         default="info", alias="minLevel", description="Leave out findings below this level."

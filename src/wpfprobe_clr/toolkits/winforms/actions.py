@@ -5,13 +5,16 @@ protected OnClick, WM_CHAR to its WndProc, SelectedIndex) so the app's handlers
 run as they would for a person; a click focuses what it clicks, a menu item's
 menus open first. Also here: the state an action changes (action_state) and
 which element has keyboard focus, where keys go when no element is named.
+A control of a class written in Python is a ``DerivedHandle``: its members are
+called through .NET, and every read that can return a control goes through
+``net.derived``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from System import EventArgs, Object
+from System import EventArgs
 from System.Windows.Forms import (
     CheckBox,
     CheckState,
@@ -42,6 +45,7 @@ from System.Windows.Forms import (
 
 from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
 from wpfprobe.core.protocol import KeyChord, MouseButton, PlainValue
+from wpfprobe_clr.net.derived import call, get, is_a, members_of, same
 from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.delivery import WM_CHAR, deliver, press, protected
 from wpfprobe_clr.toolkits.winforms.items import grids, menus, trees
@@ -56,47 +60,48 @@ def action_state(element: Any) -> dict[str, PlainValue]:
     if is_menu(element):
         return menus.legacy_action_state(element)
     state: dict[str, PlainValue] = {}
-    if isinstance(element, CheckBox):
+    if is_a(element, CheckBox):
         check = element.CheckState
         state["checked"] = None if check == CheckState.Indeterminate else bool(element.Checked)
-    elif isinstance(element, RadioButton):
+    elif is_a(element, RadioButton):
         state["checked"] = bool(element.Checked)
-    elif isinstance(element, ToolStripMenuItem):
+    elif is_a(element, ToolStripMenuItem):
         if element.CheckOnClick or element.Checked:
             state["checked"] = bool(element.Checked)
         if element.HasDropDownItems:
             state["expanded"] = bool(element.DropDown.Visible)
-    if isinstance(element, ToolStripComboBox):
+    if is_a(element, ToolStripComboBox):
         element = element.ComboBox
-    if isinstance(element, (ListBox, ComboBox)):
+    if is_a(element, (ListBox, ComboBox)):
         index = int(element.SelectedIndex)
         state["selectedIndex"] = index
         state["selectedItem"] = str(element.GetItemText(element.SelectedItem)) if index >= 0 else None
-        if isinstance(element, ComboBox):
+        if is_a(element, ComboBox):
             state["expanded"] = bool(element.DroppedDown)
-    elif isinstance(element, TabControl):
+    elif is_a(element, TabControl):
         index = int(element.SelectedIndex)
         state["selectedIndex"] = index
-        state["selectedItem"] = str(element.SelectedTab.Text) if element.SelectedTab is not None else None
-    elif isinstance(element, DataGridView):
+        tab = get(element, "SelectedTab")
+        state["selectedItem"] = str(tab.Text) if tab is not None else None
+    elif is_a(element, DataGridView):
         current = element.CurrentCell
         state["selectedIndex"] = int(current.RowIndex) if current is not None else -1
-    elif isinstance(element, TreeView):
+    elif is_a(element, TreeView):
         node = element.SelectedNode
         state["selectedItem"] = str(node.FullPath).replace(str(element.PathSeparator), "/") if node else None
-    elif isinstance(element, ListView):
+    elif is_a(element, ListView):
         selected = list(element.SelectedIndices)
         state["selectedIndex"] = int(selected[0]) if selected else -1
         state["selectedItem"] = str(element.Items[int(selected[0])].Text) if selected else None
-    elif isinstance(element, (TrackBar, NumericUpDown, ProgressBar, ScrollBar)):
-        state["value"] = float(str(element.Value)) if isinstance(element, NumericUpDown) else int(element.Value)
+    elif is_a(element, (TrackBar, NumericUpDown, ProgressBar, ScrollBar)):
+        state["value"] = float(str(element.Value)) if is_a(element, NumericUpDown) else int(element.Value)
     return state
 
 
 def focused_element(main: Any | None) -> Any | None:
     """The control with keyboard focus, searched in the active form first, then the open ones (main first)."""
     forms = roots(main)
-    active = Form.ActiveForm
+    active = get(Form, "ActiveForm")
     if active is not None:
         forms.insert(0, active)
     fallback = None
@@ -104,9 +109,9 @@ def focused_element(main: Any | None) -> Any | None:
         if form.IsDisposed or not form.Visible:
             continue
         control = form
-        while isinstance(control, ContainerControl) and control.ActiveControl is not None:
-            control = control.ActiveControl
-        if control is form:
+        while is_a(control, ContainerControl) and (inner := get(control, "ActiveControl")) is not None:
+            control = inner
+        if same(control, form):
             continue
         if control.Focused:
             return control
@@ -124,22 +129,23 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
         if button == "left" and owner.CanSelect:
             _take_focus(owner)  # a click on an item focuses the control that shows it
         actor.click(element, button=button, count=count)
-        if button == "right" and owner.ContextMenuStrip is not None:
-            menus.open_context_menu(owner.ContextMenuStrip, owner)  # the control's menu, as a right click opens it
+        menu = get(owner, "ContextMenuStrip") if button == "right" else None
+        if menu is not None:
+            menus.open_context_menu(menu, owner)  # the control's menu, as a right click opens it
         return
     if is_menu(element):
         if button != "left":
             raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
         menus.legacy_click(element)
         return
-    if isinstance(element, ToolStripItem):
+    if is_a(element, ToolStripItem):
         if button != "left":
             raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
         _click_menu_item(element)
         return
     if button == "left" and element.CanSelect:
         _take_focus(element)  # a pointer click focuses what it clicks
-    if button == "left" and count == 1 and isinstance(element, (IButtonControl, RadioButton)):
+    if button == "left" and count == 1 and is_a(element, (IButtonControl, RadioButton)):
         element.PerformClick()
         return
     _mouse(element, button, count)
@@ -147,19 +153,19 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
 
 def _click_menu_item(item: Any) -> None:
     _open_context_menu(item)
-    if isinstance(item, ToolStripDropDownItem) and item.HasDropDownItems:
+    if is_a(item, ToolStripDropDownItem) and item.HasDropDownItems:
         # A menu with items opens; its parents open first, as the user would.
-        _open_menu_chain(item.OwnerItem)
+        _open_menu_chain(get(item, "OwnerItem"))
         item.ShowDropDown()
         return
     # A real click closes the menus before the item's handler runs, so a
     # dialog the handler opens is not drawn under an open drop-down.
-    owner = item.Owner
-    if isinstance(owner, ToolStripDropDown):
+    owner = get(item, "Owner")
+    if is_a(owner, ToolStripDropDown):
         top = item
-        while top.OwnerItem is not None:
-            top = top.OwnerItem
-        if isinstance(top, ToolStripDropDownItem):
+        while (up := get(top, "OwnerItem")) is not None:
+            top = up
+        if is_a(top, ToolStripDropDownItem):
             top.HideDropDown()
         owner.Close()
     item.PerformClick()
@@ -179,9 +185,9 @@ def _open_menu_chain(item: Any) -> None:
     chain = []
     while item is not None:
         chain.append(item)
-        item = item.OwnerItem
+        item = get(item, "OwnerItem")
     for link in reversed(chain):
-        if isinstance(link, ToolStripDropDownItem) and link.HasDropDownItems and not link.DropDown.Visible:
+        if is_a(link, ToolStripDropDownItem) and link.HasDropDownItems and not link.DropDown.Visible:
             link.ShowDropDown()
 
 
@@ -199,8 +205,9 @@ def _mouse(element: Any, button: MouseButton, count: int) -> None:
             if button == "left":
                 protected(element, "OnDoubleClick", EventArgs.Empty)
             protected(element, "OnMouseDoubleClick", args)
-    if button == "right" and element.ContextMenuStrip is not None:
-        menus.open_context_menu(element.ContextMenuStrip, element)
+    menu = get(element, "ContextMenuStrip") if button == "right" else None
+    if menu is not None:
+        menus.open_context_menu(menu, element)
 
 
 # -- keyboard ----------------------------------------------------------------
@@ -211,19 +218,19 @@ def type_text(element: Any, text: str, *, replace: bool) -> None:
     if actor is not None:
         # A grid cell: its editor opens (all selected), takes the characters, and the edit is committed.
         editor = actor.typing_target(element)
-        if not replace and isinstance(editor, TextBoxBase):
+        if not replace and is_a(editor, TextBoxBase):
             editor.Select(editor.TextLength, 0)
         _type_into(editor, text, replace=replace)
         actor.typed(element)
         return
-    target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
+    target = element.ComboBox if is_a(element, ToolStripComboBox) else element
     _type_into(target, text, replace=replace)
 
 
 def _type_into(target: Any, text: str, *, replace: bool) -> None:
     _take_focus(target)
     if replace:
-        if isinstance(target, TextBoxBase):
+        if is_a(target, TextBoxBase):
             target.SelectAll()
             if not text:
                 target.SelectedText = ""
@@ -233,7 +240,7 @@ def _type_into(target: Any, text: str, *, replace: bool) -> None:
         target.Text = (target.Text if not replace else "") + text
         return
     for ch in text.replace("\r\n", "\n"):
-        if ch == "\n" and not (isinstance(target, TextBoxBase) and target.Multiline):
+        if ch == "\n" and not (is_a(target, TextBoxBase) and target.Multiline):
             press(target, KeyChord((), "Enter"))  # a single-line box: Enter, as a user would press it
             continue
         code = "\r" if ch == "\n" else ch
@@ -248,9 +255,9 @@ def send_keys(element: Any | None, chords: tuple[KeyChord, ...], main: Any | Non
         target = actor.owner(target)  # keys go to the control that shows the item
     if target is None:
         target = focused_element(main)
-    elif isinstance(target, Control):
+    elif is_a(target, Control):
         _take_focus(target)
-    if not isinstance(target, Control):
+    if not is_a(target, Control):
         raise ElementNotInteractableError(
             "Keys go to a control; nothing with keyboard focus was found.",
             suggestion="Pass the control that should get the keys (nodeId or locator).",
@@ -280,23 +287,23 @@ def select(element: Any, *, item: str | None, index: int | None) -> None:
             f"{describe_element(element)} is not an item: say which of its items to select.",
             suggestion="Pass item (the item's text) or index.",
         )
-    target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
-    if isinstance(target, TreeView):
+    target = element.ComboBox if is_a(element, ToolStripComboBox) else element
+    if is_a(target, TreeView):
         trees.select_path(target, item, index)
         return
-    if isinstance(target, DataGridView):
+    if is_a(target, DataGridView):
         grids.select_row(target, item, index)
         return
-    if isinstance(target, (ListBox, ComboBox)):
+    if is_a(target, (ListBox, ComboBox)):
         texts = [str(target.GetItemText(i)) for i in target.Items]
-    elif isinstance(target, TabControl):
-        texts = [str(p.Text) for p in target.TabPages]
-    elif isinstance(target, ListView):
+    elif is_a(target, TabControl):
+        texts = [str(p.Text) for p in members_of(target.TabPages)]
+    elif is_a(target, ListView):
         texts = [str(i.Text) for i in target.Items]
     else:
         raise _cannot(element, "select", "Use wpf_click or wpf_toggle for this element.")
     chosen = _choose(texts, item, index)
-    if isinstance(target, ListView):
+    if is_a(target, ListView):
         target.SelectedIndices.Clear()
         target.Items[chosen].Selected = True
         target.Items[chosen].Focused = True
@@ -312,7 +319,7 @@ def toggle(element: Any, *, state: bool | None) -> None:
     if is_menu(element):
         menus.legacy_toggle(element, state)
         return
-    if isinstance(element, RadioButton):
+    if is_a(element, RadioButton):
         if state is False:
             raise InvalidArgumentError(
                 "A radio button is unchecked by checking another one in its group.",
@@ -321,14 +328,14 @@ def toggle(element: Any, *, state: bool | None) -> None:
         if not element.Checked:
             element.PerformClick()
         return
-    if isinstance(element, ToolStripMenuItem):
+    if is_a(element, ToolStripMenuItem):
         if state is None or bool(element.Checked) != state:
             if element.CheckOnClick:
                 _click_menu_item(element)
             else:
                 element.Checked = not element.Checked if state is None else state
         return
-    if isinstance(element, CheckBox):
+    if is_a(element, CheckBox):
         # Clicks, as a user would: a three-state box may need two to get there.
         for _ in range(3 if state is not None else 1):
             if state is not None and bool(element.Checked) == state and element.CheckState != CheckState.Indeterminate:
@@ -342,7 +349,7 @@ def focus(element: Any) -> None:
     actor = items.actor_of(element)
     if actor is not None:
         element = actor.owner(element)  # an item is focused through the control that shows it
-    if isinstance(element, ToolStripItem):
+    if is_a(element, ToolStripItem):
         element.Select()
         return
     _take_focus(element)
@@ -351,8 +358,8 @@ def focus(element: Any) -> None:
 
 
 def _take_focus(control: Any) -> None:
-    form = control.FindForm()
-    if form is not None and Form.ActiveForm is None:
+    form = call(control, "FindForm")
+    if form is not None and get(Form, "ActiveForm") is None:
         form.Activate()
     if not control.Focus():
         # Without a window manager (Xvfb) the form may not be active, so
@@ -361,11 +368,10 @@ def _take_focus(control: Any) -> None:
 
 
 def _is_active_control(control: Any) -> bool:
-    form = control.FindForm()
-    current = form
-    while isinstance(current, ContainerControl) and current.ActiveControl is not None:
-        current = current.ActiveControl
-        if Object.ReferenceEquals(current, control):
+    current = call(control, "FindForm")
+    while is_a(current, ContainerControl) and (inner := get(current, "ActiveControl")) is not None:
+        current = inner
+        if same(current, control):
             return True
     return False
 

@@ -3,7 +3,8 @@
 Each method hands its call to the module that owns the concern (tree, properties,
 bindings, diagnostics, blockers, actions, capture, ui_loop), so this class reads
 as the map of the protocol onto them. It keeps what is per adapter: the app's
-main form (weakly) and the per-type caches. The answers for what WinForms does
+main form (weakly: a .NET WeakReference, or the DerivedHandle of a form whose
+class is written in Python) and the per-type caches. The answers for what WinForms does
 not have (resources, triggers, behaviors, templates) need no module and are here.
 """
 
@@ -38,6 +39,7 @@ from wpfprobe.core.protocol import (
     Unsupported,
 )
 from wpfprobe_clr._ui_thread import exception_identity
+from wpfprobe_clr.net.derived import DerivedHandle, call, handle_of, is_a
 from wpfprobe_clr.toolkits.winforms import (
     actions,
     bindings,
@@ -61,14 +63,22 @@ class WinFormsAdapter:
     def __init__(self, main: Any) -> None:
         from System import WeakReference  # noqa: PLC0415
 
-        form = main.FindForm() if not isinstance(main, Form) and isinstance(main, Control) else main
-        self._main = WeakReference(form)
+        # The app hands its own form over (still alive in Python): from here on it is
+        # held only in .NET, so a form whose class is written in Python stays usable.
+        main = handle_of(main)
+        form = call(main, "FindForm") if not is_a(main, Form) and is_a(main, Control) else main
+        self._main: Any = form if type(form) is DerivedHandle else WeakReference(form)
         self._type_names = tree.TypeNames()
         self._kinds = KindTable()
 
+    def _main_form(self) -> Any | None:
+        if type(self._main) is DerivedHandle:
+            return self._main if self._main.alive else None
+        return self._main.Target
+
     # -- tree ------------------------------------------------------------
     def roots(self) -> list[Any]:
-        return tree.roots(self._main.Target)
+        return tree.roots(self._main_form())
 
     def children(self, element: Any, tree_type: TreeType) -> list[Any]:
         return tree.children(element)  # one tree: visual and logical are the same
@@ -182,7 +192,7 @@ class WinFormsAdapter:
         return tree.click_point(element)
 
     def focused_element(self) -> Any | None:
-        return actions.focused_element(self._main.Target)
+        return actions.focused_element(self._main_form())
 
     def click(self, element: Any, *, button: MouseButton, count: int) -> None:
         actions.click(element, button=button, count=count)
@@ -191,7 +201,7 @@ class WinFormsAdapter:
         actions.type_text(element, text, replace=replace)
 
     def send_keys(self, element: Any | None, chords: tuple[KeyChord, ...]) -> None:
-        actions.send_keys(element, chords, self._main.Target)
+        actions.send_keys(element, chords, self._main_form())
 
     def select(self, element: Any, *, item: str | None, index: int | None) -> None:
         actions.select(element, item=item, index=index)

@@ -20,6 +20,7 @@ from System.Windows.Forms import Application, BindingSource, Control
 from wpfprobe.core.protocol import BindingDescription, BindingErrorRecord, PropertyDescriptor
 from wpfprobe_clr._binding_errors import BindingErrorStore, WeakKeys
 from wpfprobe_clr._values import type_full_name
+from wpfprobe_clr.net.derived import call, get, has_member, is_a, members_of
 from wpfprobe_clr.toolkits.winforms.values import plain
 
 _ERRORS = BindingErrorStore()
@@ -59,12 +60,12 @@ def binding_errors(element: Any) -> list[BindingErrorRecord]:
 
 
 def data_context_type(element: Any) -> str | None:
-    context = getattr(element, "DataContext", None)  # .NET 7+ has one
+    context = get(element, "DataContext") if has_member(element, "DataContext") else None  # .NET 7+ has one
     if context is not None:
         return type_full_name(context)
     bindings = getattr(element, "DataBindings", None)
     if bindings is not None and bindings.Count:
-        return type_full_name(bindings[0].DataSource)
+        return type_full_name(get(bindings[0], "DataSource"))
     return None
 
 
@@ -73,19 +74,19 @@ def hook_bindings() -> None:
 
     Bindings made later are hooked when the probe first looks at their control.
     """
-    stack: list[Any] = list(Application.OpenForms)
+    stack: list[Any] = members_of(Application.OpenForms)
     while stack:
         control = stack.pop()
-        if isinstance(control, Control):
+        if is_a(control, Control):
             _bindings_of(control)
-            stack.extend(control.Controls)
+            stack.extend(members_of(control.Controls))
 
 
 def describe_binding(element: Any, binding: Any) -> BindingDescription:
     name = str(binding.PropertyName)
-    pd = TypeDescriptor.GetProperties(element).Find(name, True)
+    pd = call(TypeDescriptor, "GetProperties", element).Find(name, True)
     type_name = str(pd.PropertyType.FullName) if pd is not None else "System.Object"
-    source = binding.DataSource
+    source = get(binding, "DataSource")
     manager = binding.BindingManagerBase
     has_current = _has_current_item(manager)
     problem = _no_current_item(binding)
@@ -132,7 +133,7 @@ def _element_key(element: Any) -> str:
 
 def _bindings_of(element: Any) -> list[Any]:
     """The control's bindings, each hooked for errors the first time it is seen."""
-    collection = getattr(element, "DataBindings", None) if isinstance(element, Control) else None
+    collection = getattr(element, "DataBindings", None) if is_a(element, Control) else None
     if collection is None or not collection.Count:
         return []
     found = list(collection)
@@ -154,7 +155,7 @@ def _on_binding_complete(sender: Any, args: Any) -> None:
     # Runs inside the app's own binding code: it must never throw into it.
     try:
         binding = args.Binding
-        control = binding.Control if binding is not None else None
+        control = get(binding, "Control") if binding is not None else None
         if control is None:
             return
         name = str(binding.PropertyName)
@@ -198,7 +199,7 @@ def _no_current_item(binding: Any) -> str | None:
     if manager is None or _has_current_item(manager):
         return None
     return (
-        f"The data source has no current item ({_describe_source(binding.DataSource)}: "
+        f"The data source has no current item ({_describe_source(get(binding, 'DataSource'))}: "
         f"{int(manager.Count)} items, position {int(manager.Position)}), so {binding.PropertyName} "
         "gets no value from it."
     )
@@ -207,8 +208,8 @@ def _no_current_item(binding: Any) -> str | None:
 def _describe_source(source: Any) -> str | None:
     if source is None:
         return None
-    if isinstance(source, BindingSource):
-        inner = _describe_source(source.DataSource) or "nothing"
+    if is_a(source, BindingSource):
+        inner = _describe_source(get(source, "DataSource")) or "nothing"
         member = str(source.DataMember or "")
         over = f"{inner}, DataMember {member!r}" if member else inner
         return f"BindingSource over {over}"

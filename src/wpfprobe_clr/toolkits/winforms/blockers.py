@@ -4,14 +4,15 @@ In the order a user would run into them: the element does not take the action
 at all; a modal dialog blocks its window; it (or a container, or for a menu item
 any menu above it) is hidden, disabled, without size or read-only; and for a
 pointer its centre is off the screen or covered by another control, found by
-hit testing down from its top-level window.
+hit testing down from its top-level window. Every read here that can return a
+control (the open forms, an owner, the control under a point) goes through
+``net.derived``, so a control of a class written in Python is met as a handle.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from System import Object
 from System.Drawing import Point
 from System.Windows.Forms import (
     Application,
@@ -36,6 +37,7 @@ from System.Windows.Forms import (
 )
 
 from wpfprobe.core.protocol import ActionKind, Blocker, InputMode
+from wpfprobe_clr.net.derived import call, get, is_a, members_of, same
 from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.items import menus
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
@@ -56,7 +58,7 @@ def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None
     modal = _modal_over(element)
     if modal is not None:
         return Blocker("modal", f"The modal dialog {describe_element(modal)} is open.", modal)
-    if isinstance(element, ToolStripItem):
+    if is_a(element, ToolStripItem):
         found = _menu_blocker(element, mode)
     else:
         found = _control_blocker(element, action)
@@ -69,25 +71,25 @@ def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None
 
 def _unsupported_reason(element: Any, action: ActionKind) -> str | None:
     if action == "type":
-        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
-        if isinstance(target, ComboBox) and target.DropDownStyle == ComboBoxStyle.DropDownList:
+        target = element.ComboBox if is_a(element, ToolStripComboBox) else element
+        if is_a(target, ComboBox) and target.DropDownStyle == ComboBoxStyle.DropDownList:
             return "It is a drop-down list without a text box; choose an item with wpf_select."
-        if not isinstance(target, (TextBoxBase, ComboBox, NumericUpDown)):
+        if not is_a(target, (TextBoxBase, ComboBox, NumericUpDown)):
             return "It takes no typed text."
     elif action == "select":
-        target = element.ComboBox if isinstance(element, ToolStripComboBox) else element
-        if not isinstance(target, (ListBox, ComboBox, TabControl, ListView, TreeView, DataGridView)):
+        target = element.ComboBox if is_a(element, ToolStripComboBox) else element
+        if not is_a(target, (ListBox, ComboBox, TabControl, ListView, TreeView, DataGridView)):
             return "It has no items to select."
     elif action == "toggle":
-        if not isinstance(element, (CheckBox, RadioButton, ToolStripMenuItem)):
+        if not is_a(element, (CheckBox, RadioButton, ToolStripMenuItem)):
             return "It is not a check box, radio button or checkable menu item."
-    elif action in ("focus", "keys") and not isinstance(element, (Control, ToolStripItem)):
+    elif action in ("focus", "keys") and not is_a(element, (Control, ToolStripItem)):
         return "It cannot take keyboard focus."
     return None
 
 
 def _control_blocker(element: Any, action: ActionKind) -> Blocker | None:
-    if not isinstance(element, Control):
+    if not is_a(element, Control):
         return None
     if not element.Visible:
         return Blocker("hidden", "It, or a container it is in, is not visible.")
@@ -95,7 +97,7 @@ def _control_blocker(element: Any, action: ActionKind) -> Blocker | None:
         return Blocker("disabled", "It, or a container it is in, is disabled.")
     if element.Width <= 0 or element.Height <= 0:
         return Blocker("zero-size", f"Its size is {element.Width}x{element.Height}.")
-    if action == "type" and isinstance(element, TextBoxBase) and element.ReadOnly:
+    if action == "type" and is_a(element, TextBoxBase) and element.ReadOnly:
         return Blocker("read-only", "It is a read-only text box.")
     return None
 
@@ -107,13 +109,13 @@ def _menu_blocker(item: Any, mode: InputMode) -> Blocker | None:
     current = item
     while current is not None:
         chain.append(current)
-        current = current.OwnerItem
+        current = get(current, "OwnerItem")
     for link in chain:
         if not link.Available:
             return Blocker("hidden", f"The menu item {describe_element(link)} is not shown.")
         if not link.Enabled:
             return Blocker("disabled", f"The menu item {describe_element(link)} is disabled.")
-    strip = chain[-1].Owner
+    strip = get(chain[-1], "Owner")
     if strip is not None and not strip.Visible and mode != "os" and menus.is_context_menu(strip):
         # A closed context menu opens on its control first, as a right click would open it.
         host = items.detached_parent(strip)
@@ -181,21 +183,21 @@ def _legacy_menu_blocker(element: Any, action: ActionKind, mode: InputMode) -> B
 
 def _modal_over(element: Any) -> Any | None:
     form = form_of(element)
-    for other in Application.OpenForms:
+    for other in members_of(Application.OpenForms):
         if other.IsDisposed or not other.Visible or not other.Modal:
             continue
-        if form is None or Object.ReferenceEquals(other, form) or _owned_by(form, other):
+        if form is None or same(other, form) or _owned_by(form, other):
             continue
         return other
     return None
 
 
 def _owned_by(form: Any, owner: Any) -> bool:
-    current = form.Owner
+    current = get(form, "Owner")
     while current is not None:
-        if Object.ReferenceEquals(current, owner):
+        if same(current, owner):
             return True
-        current = current.Owner
+        current = get(current, "Owner")
     return False
 
 
@@ -205,7 +207,7 @@ def _owned_by(form: Any, owner: Any) -> bool:
 def _pointer_blocker(element: Any, mode: InputMode) -> Blocker | None:
     point = click_point(element)
     if point is None:
-        if isinstance(element, ToolStripItem) and mode != "os":
+        if is_a(element, ToolStripItem) and mode != "os":
             return None  # PerformClick reaches an item in a closed drop-down
         return Blocker("offscreen", "It has no position on screen.")
     return _point_blocker(element, point)
@@ -225,27 +227,27 @@ def _point_blocker(element: Any, point: tuple[int, int]) -> Blocker | None:
 
 def _hit(element: Any, x: int, y: int) -> Any | None:
     """The topmost control (or tool strip item) under a screen point, within the element's window."""
-    owner = element.Owner if isinstance(element, ToolStripItem) else element
-    root = owner.TopLevelControl if isinstance(owner, Control) else None
+    owner = get(element, "Owner") if is_a(element, ToolStripItem) else element
+    root = get(owner, "TopLevelControl") if is_a(owner, Control) else None
     if root is None:
         return None
     current = root
     skip = GetChildAtPointSkip.Invisible
     while True:
-        child = current.GetChildAtPoint(current.PointToClient(Point(x, y)), skip)
+        child = call(current, "GetChildAtPoint", current.PointToClient(Point(x, y)), skip)
         if child is None:
             break
         current = child
-    if isinstance(current, ToolStrip):
-        item = current.GetItemAt(current.PointToClient(Point(x, y)))
+    if is_a(current, ToolStrip):
+        item = call(current, "GetItemAt", current.PointToClient(Point(x, y)))
         if item is not None:
             return item
     return current
 
 
 def _is_self_or_descendant(element: Any, hit: Any) -> bool:
-    if Object.ReferenceEquals(element, hit):
+    if same(element, hit):
         return True
-    if isinstance(element, Control) and isinstance(hit, Control):
-        return bool(element.Contains(hit))
+    if is_a(element, Control) and is_a(hit, Control):
+        return bool(call(element, "Contains", hit))
     return False

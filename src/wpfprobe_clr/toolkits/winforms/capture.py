@@ -16,6 +16,7 @@ from System.Windows.Forms import Form, SystemInformation
 
 from wpfprobe.core.errors import ElementNotRenderableError
 from wpfprobe.core.protocol import Bounds, Capture
+from wpfprobe_clr.net.derived import get, is_a
 from wpfprobe_clr.toolkits.winforms.tree import bounds, state
 
 
@@ -64,7 +65,7 @@ def capture(element: Any) -> Capture:
 
 
 def _capture_rect(element: Any) -> Bounds | None:
-    if isinstance(element, Form) and element.Parent is None and not sys.platform.startswith("win"):
+    if is_a(element, Form) and get(element, "Parent") is None and not sys.platform.startswith("win"):
         # Mono's Form.Bounds includes a frame that only a window manager draws;
         # the client area is where the pixels certainly are.
         r = element.RectangleToScreen(element.ClientRectangle)

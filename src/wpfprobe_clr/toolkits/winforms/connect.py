@@ -14,6 +14,7 @@ from System.Windows.Forms import Application, Control, Form
 
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe_clr._ui_thread import UiThread
+from wpfprobe_clr.net.derived import call, handle_of, is_a, members_of
 from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter
 from wpfprobe_clr.toolkits.winforms.ui_loop import marshal_control
 
@@ -24,12 +25,17 @@ def find_app(*, shown: bool = False) -> Any | None:
     ``shown``: only a visible form with its window handle, so that calls can be
     posted to its thread (a form without a handle has no message loop to post to).
     """
-    forms = [f for f in Application.OpenForms if not f.IsDisposed and (not shown or (f.IsHandleCreated and f.Visible))]
+    forms = [
+        f
+        for f in members_of(Application.OpenForms)
+        if not f.IsDisposed and (not shown or (f.IsHandleCreated and f.Visible))
+    ]
     return forms[0] if forms else None
 
 
 def connect(app: Any, *, timeout: float) -> tuple[WinFormsAdapter, UiThread]:
-    form = app.FindForm() if not isinstance(app, Form) and isinstance(app, Control) else app
+    app = handle_of(app)  # a form or control whose class is written in Python is held in .NET from here on
+    form = call(app, "FindForm") if not is_a(app, Form) and is_a(app, Control) else app
     if form is None:
         raise AppNotAvailableError(
             "The control is not on a form yet.",

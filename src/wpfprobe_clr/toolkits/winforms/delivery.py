@@ -18,6 +18,7 @@ from System.Reflection import BindingFlags
 from System.Windows.Forms import Control, Keys, Message
 
 from wpfprobe.core.protocol import KeyChord
+from wpfprobe_clr.net.derived import DerivedHandle, invoke
 
 _WM_KEYDOWN = 0x0100
 _WM_KEYUP = 0x0101
@@ -92,6 +93,9 @@ def protected(control: Any, name: str, *args: Any) -> Any:
         if not candidates:
             raise AttributeError(f"Control has no method {name} taking {arity} arguments")
         method = _methods[key] = candidates[0]
+    if type(control) is DerivedHandle:
+        # A control of a class written in Python: invoked in .NET, never converted.
+        return invoke(method, control, *args)
     return method.Invoke(control, Array[Object](list(args)))
 
 

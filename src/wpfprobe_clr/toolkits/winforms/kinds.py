@@ -4,7 +4,8 @@ The other modules ask here instead of testing .NET types themselves: whether an
 object is WinForms at all, a menu of the old kind (MainMenu/MenuItem, only on
 some runtimes), a password box, and the per-type table that diagnostic_facts
 reads. isinstance on a .NET type is slow, so that table is decided once per
-Python type and kept by the adapter.
+Python type and kept by the adapter. A control of a class written in Python
+(a ``DerivedHandle``) is tested by its .NET type, through ``is_a``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from System.Windows.Forms import (
+    ButtonBase,
     CheckBox,
     ComboBox,
     Control,
@@ -40,6 +42,8 @@ from System.Windows.Forms import (
     UserControl,
 )
 
+from wpfprobe_clr.net.derived import DerivedHandle, is_a
+
 try:  # MainMenu/MenuItem exist on .NET Framework and Mono, not on .NET Core 3.1+.
     from System.Windows.Forms import Menu as _Menu
 
@@ -59,6 +63,7 @@ class Kind:
     label: bool
     separator: bool
     items: str | None  # "virtual-mode" (ListView, DataGridView), "native" (ListBox, ComboBox) or None
+    text: str | None  # how it shows its Text: "label", "button", "check" (with a glyph), "group" (a caption) or None
 
 
 #: Containers whose children are the app's own controls (not a control's parts).
@@ -86,26 +91,38 @@ class KindTable:
 
     def of(self, element: Any) -> Kind:
         """What diagnostic_facts tells apart, decided once per Python type (isinstance on a .NET type is slow)."""
-        key = type(element)
+        # A handle's type is its .NET type, whose facts its _TypeInfo keeps once.
+        key: Any = element.info if type(element) is DerivedHandle else type(element)
         kind = self._kinds.get(key)
         if kind is None:
-            container = isinstance(element, _APP_CONTAINERS)
-            if isinstance(element, (ListView, DataGridView)):
+            container = is_a(element, _APP_CONTAINERS)
+            if is_a(element, (ListView, DataGridView)):
                 items = "virtual-mode"
-            elif isinstance(element, (ListBox, ComboBox)):
+            elif is_a(element, (ListBox, ComboBox)):
                 items = "native"
             else:
                 items = None
+            if is_a(element, Label):
+                text = "label"
+            elif is_a(element, (CheckBox, RadioButton)):
+                text = "check"
+            elif is_a(element, ButtonBase):
+                text = "button"
+            elif is_a(element, GroupBox):
+                text = "group"
+            else:
+                text = None
             kind = Kind(
-                control=isinstance(element, Control),
+                control=is_a(element, Control),
                 container=container,
-                scrollable=container and isinstance(element, ScrollableControl),
-                free_layout=container and not isinstance(element, (FlowLayoutPanel, TableLayoutPanel, TabControl)),
-                input=isinstance(element, _INPUT_TYPES),
-                names_itself=isinstance(element, (CheckBox, RadioButton)),
-                label=isinstance(element, Label),
-                separator=isinstance(element, ToolStripSeparator),
+                scrollable=container and is_a(element, ScrollableControl),
+                free_layout=container and not is_a(element, (FlowLayoutPanel, TableLayoutPanel, TabControl)),
+                input=is_a(element, _INPUT_TYPES),
+                names_itself=is_a(element, (CheckBox, RadioButton)),
+                label=is_a(element, Label),
+                separator=is_a(element, ToolStripSeparator),
                 items=items,
+                text=text,
             )
             self._kinds[key] = kind
         return kind
@@ -113,11 +130,11 @@ class KindTable:
 
 def is_menu(element: Any) -> bool:
     """A menu of the old kind (MainMenu, MenuItem, ContextMenu), on the runtimes that still have them."""
-    return bool(_MENU_TYPES) and isinstance(element, _MENU_TYPES)
+    return bool(_MENU_TYPES) and is_a(element, _MENU_TYPES)
 
 
 def is_password_box(element: Any) -> bool:
-    if isinstance(element, (TextBox, MaskedTextBox)):
+    if is_a(element, (TextBox, MaskedTextBox)):
         return str(element.PasswordChar) not in ("", "\x00") or bool(element.UseSystemPasswordChar)
     return False
 

@@ -5,7 +5,10 @@ a WinForms developer knows, and a descriptor can say whether a value was set
 (ShouldSerializeValue) or is runtime state. Text has a fast path, because every
 tree node reads it: one getter, no descriptor. A password box's secrets are
 marked before any getter runs (the redaction invariant), from its kind and the
-property's name alone.
+property's name alone. A control of a class written in Python is read
+through ``net.derived`` (TypeDescriptor is handed the object in .NET), and its
+``clrproperty``s are listed like any property: TypeDescriptor sees them, and a
+getter that throws costs its own row.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from wpfprobe.core.errors import PropertyReadOnlyError
 from wpfprobe.core.protocol import ItemRef, PropertyDescriptor, PropertyReading
 from wpfprobe_clr._build import build_value, enum_spec_of
 from wpfprobe_clr._values import to_plain, type_full_name
+from wpfprobe_clr.net.derived import call, has_member, is_a
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
 from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.bindings import binding_errors, binding_for
@@ -36,10 +40,10 @@ _TEXT_FAST = object()
 
 def display_text(element: Any, raw: str) -> tuple[str, str | None]:
     """Captions that process mnemonics read without their "&": "Save &As" is "Save As", key A."""
-    if isinstance(element, (ButtonBase, Label)):
+    if is_a(element, (ButtonBase, Label)):
         # UseMnemonic false draws the "&" as it is.
         return strip_access_key(raw, "&") if bool(element.UseMnemonic) else (raw, None)
-    if isinstance(element, (ToolStripItem, GroupBox)) or is_menu(element):
+    if is_a(element, (ToolStripItem, GroupBox)) or is_menu(element):
         return strip_access_key(raw, "&")
     return raw, None
 
@@ -49,8 +53,8 @@ def text_property(element: Any) -> PropertyDescriptor | None:
     if item is not None:
         # What the owner draws for the item (a list's GetItemText, a cell's formatted value).
         return _fact_descriptor(items.Fact("Text", "System.String", item.text))
-    if isinstance(element, (Control, ToolStripItem)) or is_menu(element):
-        if getattr(type(element), "Text", None) is None:
+    if is_a(element, (Control, ToolStripItem)) or is_menu(element):
+        if not has_member(element, "Text"):
             return None
         return PropertyDescriptor(
             "Text", "System.String", None, False, secret=is_password_box(element), handle=_TEXT_FAST
@@ -65,7 +69,11 @@ def properties(element: Any) -> list[PropertyDescriptor]:
         return facts  # a value in its owner's list: the facts are all it has
     secrets = _PASSWORD_BOX_SECRETS if is_password_box(element) else frozenset()
     own = {f.name.lower() for f in facts}
-    listed = [_describe(pd, secrets) for pd in TypeDescriptor.GetProperties(element) if str(pd.Name).lower() not in own]
+    listed = [
+        _describe(pd, secrets)
+        for pd in call(TypeDescriptor, "GetProperties", element)
+        if str(pd.Name).lower() not in own
+    ]
     return listed + facts
 
 
@@ -77,7 +85,7 @@ def find_property(element: Any, name: str) -> PropertyDescriptor | None:
                 return _fact_descriptor(fact)
         if isinstance(element, ItemRef):
             return None
-    pd = TypeDescriptor.GetProperties(element).Find(name, True)
+    pd = call(TypeDescriptor, "GetProperties", element).Find(name, True)
     if pd is None:
         return None
     secrets = _PASSWORD_BOX_SECRETS if is_password_box(element) else frozenset()
@@ -94,7 +102,7 @@ def read_property(element: Any, prop: PropertyDescriptor) -> PropertyReading:
         return PropertyReading(plain(value), type_full_name(value) or prop.type_name, items.FACT_SOURCE, False, False)
     pd = prop.handle
     # A getter that throws propagates: the engine turns it into this one row's error.
-    raw = pd.GetValue(element)
+    raw = call(pd, "GetValue", element)
     binding = binding_for(element, prop.name)
     if binding is not None:
         errors = [r for r in binding_errors(element) if (r.property_name or "").lower() == prop.name.lower()]
@@ -106,7 +114,7 @@ def read_property(element: Any, prop: PropertyDescriptor) -> PropertyReading:
         # ShouldSerializeValue says "set" for anything without a known default.
         return PropertyReading(plain(raw), type_full_name(raw), "runtime", False, False)
     try:
-        local = bool(pd.ShouldSerializeValue(element))
+        local = bool(call(pd, "ShouldSerializeValue", element))
     except Exception:  # noqa: BLE001 - some descriptors cannot say; treat as default
         local = False
     return PropertyReading(plain(raw), type_full_name(raw), "local" if local else "default", local, False)
@@ -122,12 +130,12 @@ def enum_spec(prop: PropertyDescriptor) -> EnumSpec | None:
 def set_value(element: Any, prop: PropertyDescriptor, value: Converted) -> None:
     pd = prop.handle
     if pd is _TEXT_FAST:
-        pd = TypeDescriptor.GetProperties(element).Find(prop.name, True)
+        pd = call(TypeDescriptor, "GetProperties", element).Find(prop.name, True)
     if pd is None or isinstance(pd, items.Fact) or pd.IsReadOnly:
         raise PropertyReadOnlyError(f"{prop.name} is read-only.", suggestion="Set a writable property instead.")
     built = build_value(value, pd.PropertyType)
     try:
-        pd.SetValue(element, built)
+        call(pd, "SetValue", element, built)
     except (ArgumentException, TargetInvocationException) as exc:
         inner = getattr(exc, "InnerException", None) or exc
         if not isinstance(inner, ArgumentException) and not isinstance(exc, ArgumentException):

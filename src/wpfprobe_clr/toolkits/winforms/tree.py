@@ -7,13 +7,17 @@ every walk, so this is the hot path: each read here is one getter, or a cache.
 Screen geometry lives here too: bounds, the centre a click lands on, the form
 an element is on, and the memoised parent origin a walk reads bounds from
 (each screen read is an X11 round trip on Mono).
+
+A control of a class written in Python (``__namespace__``) is met here as a
+``DerivedHandle``: every read that can return a control (children, Parent,
+Owner, the open forms, the active form) goes through ``net.derived``, and
+every type test through ``is_a`` (see that module for why).
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from System import Object
 from System.Drawing import Point
 from System.Windows.Forms import (
     Application,
@@ -25,6 +29,7 @@ from System.Windows.Forms import (
 )
 
 from wpfprobe.core.protocol import Bounds, ElementState, Naming
+from wpfprobe_clr.net.derived import DerivedHandle, call, get, is_a, members_of, same, type_names
 from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 
@@ -36,6 +41,8 @@ class TypeNames:
         self._names: dict[type, tuple[str, str]] = {}
 
     def of(self, element: Any) -> tuple[str, str]:
+        if type(element) is DerivedHandle:
+            return element.names
         key = type(element)
         names = self._names.get(key)
         if names is None:
@@ -47,11 +54,11 @@ class TypeNames:
 
 def roots(main: Any | None) -> list[Any]:
     """The open forms, the app's main form first."""
-    forms = [f for f in Application.OpenForms if not f.IsDisposed]
+    forms = [f for f in members_of(Application.OpenForms) if not f.IsDisposed]
     ordered = []
     if main is not None and not main.IsDisposed:
         ordered.append(main)
-    ordered.extend(f for f in forms if main is None or not Object.ReferenceEquals(f, main))
+    ordered.extend(f for f in forms if main is None or not same(f, main))
     return ordered
 
 
@@ -59,18 +66,18 @@ def children(element: Any) -> list[Any]:
     item = items.item_of(element)
     if item is not None:
         return item.children(element)
-    if isinstance(element, ToolStrip):
-        return list(element.Items)
-    if isinstance(element, Control):
-        kids = list(element.Controls)
-        menu = getattr(element, "Menu", None) if isinstance(element, Form) else None
+    if is_a(element, ToolStrip):
+        return members_of(element.Items)
+    if is_a(element, Control):
+        kids = members_of(element.Controls)
+        menu = getattr(element, "Menu", None) if is_a(element, Form) else None
         kids = [menu, *kids] if menu is not None else kids
         return kids + items.control_children(element)  # its items and context menus
-    if isinstance(element, ToolStripDropDownItem):
+    if is_a(element, ToolStripDropDownItem):
         # Reading DropDownItems creates the drop-down; ask first.
-        return list(element.DropDownItems) if element.HasDropDownItems else []
+        return members_of(element.DropDownItems) if element.HasDropDownItems else []
     if is_menu(element):
-        return list(element.MenuItems)
+        return members_of(element.MenuItems)
     return []
 
 
@@ -78,10 +85,12 @@ def parent(element: Any) -> Any | None:
     item = items.item_of(element)
     if item is not None:
         return item.parent(element)
-    if isinstance(element, Control):
-        return element.Parent if element.Parent is not None else items.detached_parent(element)
-    if isinstance(element, ToolStripItem):
-        return element.OwnerItem if element.OwnerItem is not None else element.Owner
+    if is_a(element, Control):
+        up = get(element, "Parent")
+        return up if up is not None else items.detached_parent(element)
+    if is_a(element, ToolStripItem):
+        owner_item = get(element, "OwnerItem")
+        return owner_item if owner_item is not None else get(element, "Owner")
     if is_menu(element):
         parent = getattr(element, "Parent", None)
         if parent is not None:
@@ -95,6 +104,8 @@ def is_alive(element: Any) -> bool:
     item = items.item_of(element)
     if item is not None:
         return item.is_alive(element)
+    if type(element) is DerivedHandle and not element.alive:
+        return False
     disposed = getattr(element, "IsDisposed", None)
     return not bool(disposed) if disposed is not None else True
 
@@ -114,7 +125,7 @@ def describe_element(element: Any) -> str:
     if item is not None:
         return item.describe(element)
     name = getattr(element, "Name", None)
-    kind = type(element).__name__
+    kind = type_names(element)[0]
     return f"{kind}#{name}" if name else kind
 
 
@@ -122,9 +133,9 @@ def state(element: Any) -> ElementState:
     item = items.item_of(element)
     if item is not None:
         return item.state(element)
-    if isinstance(element, Control):
+    if is_a(element, Control):
         found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Focused))
-    elif isinstance(element, ToolStripItem):
+    elif is_a(element, ToolStripItem):
         found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
     else:
         visible = getattr(element, "Visible", True)
@@ -134,25 +145,25 @@ def state(element: Any) -> ElementState:
 
 
 def is_active_window(element: Any) -> bool:
-    active = Form.ActiveForm
-    return active is not None and bool(Object.ReferenceEquals(active, element))
+    active = get(Form, "ActiveForm")
+    return active is not None and same(active, element)
 
 
 def form_of(element: Any) -> Any | None:
     """The form an element is on, through the tool strip a menu item belongs to."""
-    if isinstance(element, ToolStripItem):
+    if is_a(element, ToolStripItem):
         owner = element
-        while isinstance(owner, ToolStripItem) and owner.OwnerItem is not None:
-            owner = owner.OwnerItem
-        strip = owner.Owner if isinstance(owner, ToolStripItem) else None
+        while is_a(owner, ToolStripItem) and (up := get(owner, "OwnerItem")) is not None:
+            owner = up
+        strip = get(owner, "Owner") if is_a(owner, ToolStripItem) else None
         if strip is None:
             return None
-        host = strip if strip.Parent is not None else items.detached_parent(strip) or strip  # a context menu
-        return host.FindForm()
-    if isinstance(element, Form):
+        host = strip if get(strip, "Parent") is not None else items.detached_parent(strip) or strip  # a context menu
+        return call(host, "FindForm")
+    if is_a(element, Form):
         return element
-    if isinstance(element, Control):
-        return element.FindForm()
+    if is_a(element, Control):
+        return call(element, "FindForm")
     return items.owner_form(element)
 
 
@@ -163,16 +174,17 @@ def bounds(element: Any) -> Bounds | None:
     item = items.item_of(element)
     if item is not None:
         return item.bounds(element)
-    if isinstance(element, Control):
-        if element.Parent is None:
+    if is_a(element, Control):
+        up = get(element, "Parent")
+        if up is None:
             r = element.Bounds
-        elif element.Parent.IsHandleCreated:
-            r = element.Parent.RectangleToScreen(element.Bounds)
+        elif up.IsHandleCreated:
+            r = up.RectangleToScreen(element.Bounds)
         else:
             return None
         return Bounds(int(r.X), int(r.Y), int(r.Width), int(r.Height))
-    if isinstance(element, ToolStripItem):
-        owner = element.Owner
+    if is_a(element, ToolStripItem):
+        owner = get(element, "Owner")
         if owner is None or not owner.IsHandleCreated or not element.Visible:
             return None
         r = owner.RectangleToScreen(element.Bounds)
@@ -204,9 +216,9 @@ def client_origin(control: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
 
 def walk_bounds(element: Any, parent: Any, memo: dict[Any, Any]) -> Bounds | None:
     """``bounds`` from the parent's screen origin, read once per walk (each read is an X11 round trip on Mono)."""
-    if parent is None or not isinstance(parent, Control):
+    if parent is None or not is_a(parent, Control):
         return bounds(element)
-    if isinstance(element, ToolStripItem) and not element.Visible:
+    if is_a(element, ToolStripItem) and not element.Visible:
         return None
     origin = client_origin(parent, memo)
     if origin is None:

@@ -13,6 +13,7 @@ from System.Windows.Forms import AccessibleObject, Control, ToolStripItem
 
 from wpfprobe.core.protocol import PlainValue
 from wpfprobe_clr._values import to_plain
+from wpfprobe_clr.net.derived import is_a, type_names
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 
 
@@ -20,9 +21,10 @@ def plain(value: Any) -> PlainValue:
     # A UI object's ToString embeds its Text (Mono's AccessibleObject too), which
     # would leak a password box through properties like ActiveControl: show a
     # reference instead, never the object's own rendering.
-    if isinstance(value, (Control, ToolStripItem)) or is_menu(value):
+    if is_a(value, (Control, ToolStripItem)) or is_menu(value):
         name = getattr(value, "Name", None)
-        return f"<{type(value).__name__}#{name}>" if name else f"<{type(value).__name__}>"
-    if isinstance(value, AccessibleObject):
-        return f"<{type(value).__name__}>"
+        kind = type_names(value)[0]
+        return f"<{kind}#{name}>" if name else f"<{kind}>"
+    if is_a(value, AccessibleObject):
+        return f"<{type_names(value)[0]}>"
     return to_plain(value)
