@@ -303,3 +303,15 @@ def stop_process_group(pid: int) -> None:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def test_init_saves_a_profile_writes_a_smoke_scenario_and_runs_it(
+    kit: dict[str, Path], display: str | None, tmp_path: Path
+) -> None:
+    done = wpfprobe("init", "--name", "first-app", str(EXAMPLE), display=display, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "claude mcp add wpfprobe -- " in done.stdout and "PASS smoke" in done.stdout
+    smoke = (tmp_path / "scenarios" / "smoke.yaml").read_text(encoding="utf-8")
+    assert 'target: {profile: "first-app"}' in smoke and '"wpfprobe demo"' in smoke
+    again = wpfprobe("scenario", "run", "scenarios/smoke.yaml", "--json", display=display, cwd=tmp_path)
+    assert again.returncode == 0 and json.loads(again.stdout)["passed"] == 1, again.stdout[-2000:]

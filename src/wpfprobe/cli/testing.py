@@ -79,6 +79,9 @@ def _add_scenario(commands: Commands) -> None:
     run.add_argument("--seed", type=int, metavar="N", help="seed for --shuffle (default: random; always printed)")
     run.add_argument("--shuffle", action="store_true", help="run the scenarios in an order drawn from the seed")
     run.add_argument("--update-baselines", action="store_true", help="write screenshot baselines instead of comparing")
+    run.add_argument(
+        "--screenshots", action="store_true", help="keep a screenshot after every step (always on a failure)"
+    )
     run.set_defaults(handler=_scenario_run)
     schema = actions.add_parser("schema", help="print the scenario files' JSON Schema")
     schema.add_argument("-o", "--output", type=Path, metavar="FILE", help="write it to FILE instead of stdout")
@@ -98,6 +101,7 @@ def _add_explore(commands: Commands) -> None:
     _artifacts(explore)
     explore.add_argument("--json", action="store_true", help="print one JSON object")
     explore.add_argument("--dry-run", action="store_true", help="list what the safety policy blocks, take no action")
+    explore.add_argument("--screenshots", action="store_true", help="keep a screenshot after every step")
     explore.add_argument("--no-minimize", action="store_true", help="ticket each failure with its whole run")
     explore.add_argument(
         "--confirm", type=int, default=3, metavar="N", help="replays that confirm a minimized repro (3)"
@@ -171,6 +175,7 @@ def _scenario_schema(args: argparse.Namespace) -> int:
 def _scenario_run(args: argparse.Namespace) -> int:
     from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
     from wpfprobe.testkit.launcher import ProcessFactory, check_target, needed_tier  # noqa: PLC0415
+    from wpfprobe.testkit.runner import RunnerOptions  # noqa: PLC0415
     from wpfprobe.testkit.scenario import ScenarioError, load_scenario  # noqa: PLC0415
     from wpfprobe.testkit.scenario_run import RunSummary, run_scenario  # noqa: PLC0415
 
@@ -193,8 +198,9 @@ def _scenario_run(args: argparse.Namespace) -> int:
                 work = args.artifacts / "sessions"
                 factory = ProcessFactory(target, tier=needed_tier(scenario.actions()), work_dir=work / ".apps")
                 result = run_scenario(
-                    scenario, factory, artifacts=args.artifacts, update_baselines=args.update_baselines
-                )
+                    scenario, factory, artifacts=args.artifacts, update_baselines=args.update_baselines,
+                    options=RunnerOptions(screenshots=args.screenshots),
+                )  # fmt: skip
                 results.append(result)
                 if not args.json:
                     print(result.line())
@@ -231,6 +237,8 @@ def _explore(args: argparse.Namespace) -> int:
         config = load_config(args.config) if args.config else ExploreConfig()
     except ScenarioError as err:
         return _usage(str(err))
+    if args.screenshots:
+        config = config.model_copy(update={"screenshots": True})
     try:
         profile = get_profile(args.profile)
     except ProbeError as err:
@@ -321,6 +329,7 @@ def _replay(args: argparse.Namespace) -> int:
     if args.json:
         out = report.model_dump(mode="json", by_alias=True, exclude_none=True)
         out["seed"] = document.seed
+        out["tickets"] = [report.ticket] if report.ticket else []
         print(json.dumps(out))
     else:
         print(report.line())

@@ -173,6 +173,7 @@ class ProcessFactory:
         self.timeout = timeout
         self._count = 0
         self._lock = threading.Lock()
+        self._manifest: Any = None
         self.target = (
             {"profile": target.profile}
             if target.profile
@@ -201,10 +202,19 @@ class ProcessFactory:
 
             terminate(started.process)
             raise
+        self._manifest = started.manifest
         return LaunchedApp(connection, started.pid, started.process, started.log_path, events)
 
     def environment(self) -> dict[str, str]:
-        return {"app": self.launch.name, "command": " ".join(self.launch.command), **_platform()}
+        """What a ticket says about where the failure happened (the toolkit and runtime once the app has run)."""
+        out = {"app": self.launch.name}
+        if self.app_target.profile:
+            out["profile"] = self.app_target.profile
+        out["command"] = " ".join(self.launch.command)
+        if self._manifest is not None:
+            out["toolkit"] = self._manifest.toolkit
+            out["runtime"] = self._manifest.runtime
+        return {**out, **_platform()}
 
 
 @dataclass

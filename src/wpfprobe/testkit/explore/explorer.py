@@ -370,7 +370,6 @@ class Explorer:
                 log_tail=str(failure.details.get("logTail") or ""),
             )  # fmt: skip
             found.failure = failure
-            found.steps = steps
             assert ticket.path is not None
             paths.append(ticket.path)
             self._ticket_for[failure.signature] = (ticket.path, minimization, repro, flaky)
