@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fake_toolkit import harness
 
 from wpfprobe.core.settings import ProbeSettings
@@ -54,3 +55,21 @@ def test_without_a_directory_only_the_last_steps_are_kept_in_memory(tmp_path: Pa
         tool_function(spec, h.engine, recorder=recorder)(locator="#userName")
     assert recorder.steps_path is None and [s.action for s in recorder.recent] == ["focus"]
     assert not any(Path(tmp_path).iterdir())
+
+
+def test_record_is_asked_for_by_the_command_line_and_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wpfprobe.cli.parser import build_parser
+
+    monkeypatch.setenv("WPFPROBE_RECORD", str(tmp_path))
+    monkeypatch.setenv("WPFPROBE_TEST_HOOKS", "1")
+    settings = ProbeSettings.from_env()
+    assert settings.record_dir == tmp_path and settings.test_hooks is True
+    monkeypatch.delenv("WPFPROBE_RECORD")
+    monkeypatch.delenv("WPFPROBE_TEST_HOOKS")
+    assert ProbeSettings.from_env().record_dir is None and ProbeSettings.from_env().test_hooks is False
+    run = build_parser().parse_args(["run", "--record", str(tmp_path), "app.py", "--its-own"])
+    assert run.record == tmp_path and run.args == ["--its-own"]
+    broker = build_parser().parse_args(["mcp", "--record", str(tmp_path)])
+    assert broker.record == tmp_path and str(broker.artifacts) == "artifacts"

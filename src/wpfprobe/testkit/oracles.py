@@ -210,7 +210,8 @@ def binding_failures(
     seen = set(before)
     out = []
     for finding in now:
-        key = (str(finding.get("locator") or ""), normalize_title(str(finding.get("message") or "")))
+        # The message names the path that broke (keep it); a repeat count in it does not make a new error.
+        key = (str(finding.get("locator") or ""), re.sub(r"\d+", "N", str(finding.get("message") or "")))
         if key in seen:
             continue
         seen.add(key)
