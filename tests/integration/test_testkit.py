@@ -186,27 +186,41 @@ def test_a_wrong_expectation_exits_1_with_a_ticket_and_the_demo_scenarios_pass(
 def test_the_pytest_plugin_runs_a_scenario_from_a_fresh_project(
     kit: dict[str, Path], display: str | None, tmp_path: Path
 ) -> None:
+    import xml.etree.ElementTree as ET
+
     (tmp_path / "pytest.ini").write_text("[pytest]\nwpfprobe_scenarios = scenarios/*.yaml\n", encoding="utf-8")
     (tmp_path / "scenarios").mkdir()
+    save = "steps:\n  - {action: type_text, locator: '#nameBox', text: Lin}\n  - action: click\n    locator: '#saveButton'\n"
     (tmp_path / "scenarios" / "save.yaml").write_text(
-        "id: save\ntarget: {profile: example}\ntags: [smoke]\nsteps:\n"
-        "  - {action: type_text, locator: '#nameBox', text: Lin}\n"
-        "  - action: click\n    locator: '#saveButton'\n"
-        "    expect: [{assert: text_equals, locator: '#statusLabel', value: Saved Lin}]\n",
+        "id: save\ntarget: {profile: example}\ntags: [smoke]\n" + save
+        + "    expect: [{assert: text_equals, locator: '#statusLabel', value: Saved Lin}]\n",
         encoding="utf-8",
-    )
+    )  # fmt: skip
+    (tmp_path / "scenarios" / "wrong.yaml").write_text(
+        "id: wrong\ntarget: {profile: example}\n" + save
+        + "    expect: [{assert: text_equals, locator: '#statusLabel', value: Saved Ada, timeoutMs: 500}]\n",
+        encoding="utf-8",
+    )  # fmt: skip
     installed = any(
         e.value == "wpfprobe.testkit.pytest_plugin" for e in importlib.metadata.entry_points(group="pytest11")
     )
     plugin = [] if installed else ["-p", "wpfprobe.testkit.pytest_plugin"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "-q", "-m", "smoke", "--junitxml=out.xml"],
+        [sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "-q", "--junitxml=out.xml"],
         cwd=tmp_path, env=env(display), capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "1 passed" in done.stdout and "wpfprobe seed: " in done.stdout
-    xml = (tmp_path / "out.xml").read_text(encoding="utf-8")
-    assert 'name="wpfprobe_seed"' in xml and 'name="wpfprobe_session"' in xml
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "1 failed, 1 passed" in done.stdout and "wpfprobe seed: " in done.stdout
+    assert "expected: text of #statusLabel equals 'Saved Ada'" in done.stdout
+    cases = {c.get("name"): c for c in ET.parse(tmp_path / "out.xml").getroot().iter("testcase")}
+    props = {name: {p.get("name"): p.get("value") for p in case.iter("property")} for name, case in cases.items()}
+    assert set(props["save"]) == {"wpfprobe_seed"}
+    assert {"wpfprobe_seed", "wpfprobe_session", "wpfprobe_ticket"} <= set(props["wrong"])
+    assert (
+        Path(str(props["wrong"]["wpfprobe_session"])).is_dir() and Path(str(props["wrong"]["wpfprobe_ticket"])).is_dir()
+    )
+    kept = list((tmp_path / "artifacts" / "sessions").glob("scenario-*"))
+    assert [p.name.startswith("scenario-wrong") for p in kept] == [True], "a passing scenario keeps no session"
 
 
 def test_an_exception_in_a_message_loop_handler_is_caught_and_recorded_when_testing(

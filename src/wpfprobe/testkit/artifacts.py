@@ -3,8 +3,8 @@
 A session folder holds ``steps.jsonl`` (every step, the recorded format of
 ``wpfprobe.core.trace``), ``trees/`` (the compact element tree after each
 step), ``screens/`` (screenshots: on a failure, or after every step when
-asked), ``runner.log`` (what the runner did and decided, for a person) and the
-app's own events files. Tickets go to ``<artifacts>/tickets/<session_id>/``.
+asked) and ``runner.log`` (what the runner did and decided, for a person).
+Tickets go to ``<artifacts>/tickets/<session_id>/``.
 """
 
 from __future__ import annotations

@@ -158,6 +158,10 @@ class LaunchedApp:
         with contextlib.suppress(Exception):
             self.connection.close()
         terminate(self.process, grace=3.0)
+        # Minimization starts an app dozens of times: its launch logs would pile up in the user's
+        # home. What a ticket needs of one (its last lines) was read before the app was stopped.
+        with contextlib.suppress(OSError):
+            self.log_path.unlink()
 
 
 class ProcessFactory:

@@ -322,8 +322,10 @@ class ScenarioItem(pytest.Item):
                 target, tier=needed_tier(self.scenario.actions()), work_dir=artifacts / "sessions" / ".apps"
             )
             result = run_scenario(self.scenario, factory, artifacts=artifacts)
-        if result.session:
+        if result.session and (not result.passed or result.flaky):
             self.user_properties.append(("wpfprobe_session", result.session))
+        elif result.session:
+            shutil.rmtree(result.session, ignore_errors=True)  # a pass keeps nothing, as a fixture's test does
         if result.ticket:
             self.user_properties.append(("wpfprobe_ticket", result.ticket))
         if result.flaky:
