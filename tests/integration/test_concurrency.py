@@ -23,9 +23,7 @@ def test_concurrent_calls_during_garbage_collection_do_not_deadlock() -> None:
     meets a collection in progress), so the deadline is generous: a deadlock never ends."""
     env = {k: v for k, v in os.environ.items() if k != "MONO_THREADS_SUSPEND"}
     try:
-        done = subprocess.run(
-            [sys.executable, str(SCRIPT), "60"], env=env, capture_output=True, text=True, timeout=360
-        )
+        done = subprocess.run([sys.executable, str(SCRIPT), "60"], env=env, capture_output=True, text=True, timeout=360)
     except subprocess.TimeoutExpired:
         pytest.fail("three threads calling the probe during garbage collection hung")
     assert done.returncode == 0, done.stderr[-3000:]

@@ -46,6 +46,7 @@ READ_TOOLS = {
     "wpf_get_resources",
     "wpf_get_triggers",
     "wpf_get_behaviors",
+    "wpf_get_app_events",
 }
 
 

@@ -56,7 +56,7 @@ def attach(
     settings = settings or ProbeSettings.from_env()
     if timeout is not None:
         settings = settings.model_copy(update={"ui_timeout": float(timeout)})
-    conn = connect(app, timeout=settings.ui_timeout)
+    conn = connect(app, timeout=settings.ui_timeout, test_hooks=settings.test_hooks)
     engine = Engine(
         adapter=conn.adapter,
         ui=conn.ui,

@@ -39,6 +39,11 @@ class Profile(BaseModel):
     allow: Literal["read", "interact", "mutate"] = "read"
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment variables for the app (kept in the owner-only file; never printed)."""
+    allow_actions: list[str] = Field(default_factory=list)
+    """Test kit: destructive actions exploration may take after all (locators, or ``text:REGEX``);
+    only together with ``confirm_destructive``."""
+    confirm_destructive: bool = False
+    """Test kit: the explicit confirmation that the ``allow_actions`` may run against this app."""
 
     @field_validator("command")
     @classmethod
@@ -74,13 +79,16 @@ def new_profile(
     cwd: str | os.PathLike[str] | None = None,
     allow: Literal["read", "interact", "mutate"] = "read",
     env: dict[str, str] | None = None,
+    allow_actions: list[str] | None = None,
+    confirm_destructive: bool = False,
 ) -> Profile:
     """A checked Profile (cwd made absolute); InvalidArgumentError says what is wrong."""
     check_name(name)
     try:
         return Profile(
             name=name, command=list(command), cwd=None if cwd is None else os.path.abspath(cwd),
-            allow=allow, env=dict(env or {}),
+            allow=allow, env=dict(env or {}), allow_actions=list(allow_actions or []),
+            confirm_destructive=confirm_destructive,
         )  # fmt: skip
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))

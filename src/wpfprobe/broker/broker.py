@@ -20,6 +20,8 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -47,8 +49,18 @@ from wpfprobe.broker.wire import (
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError, ProbeError
 from wpfprobe.mcp.client import CALL_TIMEOUT, gone
 from wpfprobe.mcp.manifest import Manifest
+from wpfprobe.mcp.recording import Recorder, new_session_id
 
 log = logging.getLogger("wpfprobe.broker")
+
+
+@dataclass(frozen=True)
+class BrokerTool:
+    """A tool the broker serves itself, added by a layer above it (the broker cannot import that layer)."""
+
+    tool: types.Tool
+    call: Callable[[Broker, dict[str, Any]], Awaitable[types.CallToolResult]]
+
 
 CUSTOM_CALL_TIMEOUT = 120.0
 """An app's own tool may do real work; still bounded, so a call never hangs."""
@@ -68,7 +80,14 @@ def call_timeout(tool: str, arguments: dict[str, Any], *, custom: bool = False) 
 class Broker:
     """The broker's state and its MCP handlers (low-level server: the tool list changes at runtime)."""
 
-    def __init__(self, *, directory: Path | None = None, scan_interval: float = SCAN_INTERVAL) -> None:
+    def __init__(
+        self,
+        *,
+        directory: Path | None = None,
+        scan_interval: float = SCAN_INTERVAL,
+        record_dir: Path | None = None,
+        extra_tools: Sequence[BrokerTool] = (),
+    ) -> None:
         from mcp.server.subscriptions import InMemorySubscriptionBus  # noqa: PLC0415
 
         self.registry = AppRegistry(
@@ -81,6 +100,12 @@ class Broker:
         self._announced: frozenset[str] | None = None
         self._standard = standard_tool_names()
         self._standard_tools: list[types.Tool] | None = None
+        #: Where an agent's actions are recorded as replayable steps (``--record DIR``); None: only
+        #: the last steps of each app are kept in memory, for wpf_file_ticket.
+        self.record_dir = record_dir
+        self._recorders: dict[str, Recorder] = {}
+        #: Tools a layer above serves through the broker (the test kit's wpf_run_scenario, wpf_file_ticket).
+        self._extra = {t.tool.name: t for t in extra_tools}
 
     # -- the tool list ------------------------------------------------------------------------
 
@@ -121,6 +146,7 @@ class Broker:
                 output_schema=AppSummary.model_json_schema(by_alias=True),
                 annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
             ),
+            *(t.tool for t in self._extra.values()),
         ]
 
     def _custom_listing(self) -> dict[str, tuple[AppRecord, types.Tool]]:
@@ -143,7 +169,7 @@ class Broker:
         return tools
 
     def _names(self) -> frozenset[str]:
-        return frozenset([LIST_APPS, LAUNCH_APP, *self._standard, *self._custom_listing()])
+        return frozenset([LIST_APPS, LAUNCH_APP, *self._extra, *self._standard, *self._custom_listing()])
 
     async def _announce_if_changed(self) -> None:
         names = self._names()
@@ -180,6 +206,8 @@ class Broker:
                 out = await self._list_apps(args)
             elif name == LAUNCH_APP:
                 out = await self._launch(args)
+            elif name in self._extra:
+                out = await self._extra[name].call(self, args)
             elif name in self._standard:
                 target = args.pop("app", None)
                 if target is not None and not isinstance(target, str):
@@ -190,7 +218,14 @@ class Broker:
                     )
                 rec = await self._select(target)
                 app = rec.key
+                recorder = self.recorder_for(rec)
+                began = recorder.begin()
                 out = await self._forward(rec, name, args, timeout=call_timeout(name, args))
+                content = out.structured_content if isinstance(out.structured_content, dict) else None
+                recorder.record(
+                    name, args, structured=None if out.is_error else content,
+                    error=content if out.is_error else None, began=began,
+                )  # fmt: skip
             else:
                 rec, tool = await self._custom_target(name)
                 app = rec.key
@@ -232,6 +267,23 @@ class Broker:
         if not isinstance(answer, types.CallToolResult):
             raise ProbeError(f"{tool}: the app answered with something that is not a tool result.", code="INTERNAL")
         return answer
+
+    def recorder_for(self, rec: AppRecord) -> Recorder:
+        """The recorder of one app's steps (a session per app; kept while the broker runs)."""
+        recorder = self._recorders.get(rec.key)
+        if recorder is None:
+            session = new_session_id(f"agent-{_targets.slug(rec.manifest.app_name)}")
+            recorder = Recorder(self.record_dir, session_id=session)
+            self._recorders[rec.key] = recorder
+        return recorder
+
+    async def select_app(self, target: str | None) -> AppRecord:
+        """The live app ``target`` names (any target form; None: the only one), as tools/call resolves it."""
+        return await self._select(target)
+
+    def close_recorders(self) -> None:
+        for recorder in self._recorders.values():
+            recorder.close()
 
     async def _select(self, target: str | None) -> AppRecord:
         text = (target or "").strip()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 
-from wpfprobe.broker.broker import Broker
+from wpfprobe.broker.broker import Broker, BrokerTool
 from wpfprobe.broker.registry import SCAN_INTERVAL
 
 INSTRUCTIONS = (
@@ -50,12 +51,18 @@ def build_server(broker: Broker) -> Any:
     return server
 
 
-async def serve_stdio(*, directory: Path | None = None, scan_interval: float = SCAN_INTERVAL) -> None:
+async def serve_stdio(
+    *,
+    directory: Path | None = None,
+    scan_interval: float = SCAN_INTERVAL,
+    record_dir: Path | None = None,
+    extra_tools: Sequence[BrokerTool] = (),
+) -> None:
     """Serve the broker on stdin/stdout until the client closes stdin."""
     from mcp.server.lowlevel.server import NotificationOptions  # noqa: PLC0415
     from mcp.server.stdio import stdio_server  # noqa: PLC0415
 
-    broker = Broker(directory=directory, scan_interval=scan_interval)
+    broker = Broker(directory=directory, scan_interval=scan_interval, record_dir=record_dir, extra_tools=extra_tools)
     server = build_server(broker)
     scanner = asyncio.ensure_future(broker.registry.scan_forever())
     try:
@@ -70,16 +77,23 @@ async def serve_stdio(*, directory: Path | None = None, scan_interval: float = S
         with contextlib.suppress(BaseException):
             await scanner
         await broker.registry.close()
+        broker.close_recorders()
 
 
-def main(*, log_level: str | None = None, log_file: str | None = None) -> int:
+def main(
+    *,
+    log_level: str | None = None,
+    log_file: str | None = None,
+    record_dir: Path | None = None,
+    extra_tools: Sequence[BrokerTool] = (),
+) -> int:
     """``wpfprobe mcp``: returns when the client disconnects."""
     from wpfprobe.core import logs as _logging  # noqa: PLC0415
 
     _logging.configure(level=log_level, file=log_file)
     # Nothing but MCP frames may reach stdout; the SDK's own loggers go to stderr (or the file).
     try:
-        asyncio.run(serve_stdio())
+        asyncio.run(serve_stdio(record_dir=record_dir, extra_tools=extra_tools))
     except KeyboardInterrupt:
         return 0
     return 0

@@ -55,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_find(commands)
     _add_props(commands)
     _add_screenshot(commands)
+    from wpfprobe.cli.newcomers import add_init  # noqa: PLC0415
+    from wpfprobe.cli.testing import add_commands as add_testing  # noqa: PLC0415
+
+    add_testing(commands)
+    add_init(commands)
     return parser
 
 
@@ -160,6 +165,10 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _add_tier_and_name(run)
     run.add_argument("--log-level", metavar="LEVEL", help="DEBUG, INFO, WARNING (default), ERROR or CRITICAL")
     run.add_argument("--log-file", type=Path, metavar="FILE", help="append the probe's log lines here, not to stderr")
+    run.add_argument(
+        "--record", type=Path, metavar="DIR",
+        help="record every action an agent takes as replayable steps: DIR/<session>/steps.jsonl",
+    )  # fmt: skip
     run.add_argument("script", metavar="SCRIPT", help="the app's .py script")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the app's own arguments")
     run.set_defaults(handler=_run)
@@ -189,6 +198,11 @@ def _run(args: argparse.Namespace) -> int:
         return _usage_error(_explain(err))
     except OSError as exc:
         return _usage_error(f"cannot open log file {args.log_file}: {exc.strerror or exc}")
+    if args.record is not None:
+        import os  # noqa: PLC0415
+
+        # The probe reads its settings from the environment when the app's UI comes up.
+        os.environ["WPFPROBE_RECORD"] = str(args.record.resolve())
     try:
         return run_script(args.script, args.args, allow=args.allow, name=args.name)
     except ScriptNotFoundError as exc:
@@ -275,6 +289,9 @@ def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     remove = actions.add_parser("remove", help="delete a profile")
     remove.add_argument("name", metavar="NAME")
     remove.set_defaults(handler=_profiles_remove)
+    from wpfprobe.cli.newcomers import add_profiles_edit  # noqa: PLC0415
+
+    add_profiles_edit(actions)
 
 
 def _profiles_list(args: argparse.Namespace) -> int:
@@ -372,6 +389,14 @@ def _add_mcp(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     mcp.add_argument("--log-level", metavar="LEVEL", help="DEBUG, INFO, WARNING (default), ERROR or CRITICAL")
     mcp.add_argument("--log-file", type=Path, metavar="FILE", help="append the broker's log lines here, not to stderr")
+    mcp.add_argument(
+        "--record", type=Path, metavar="DIR",
+        help="record the agent's actions on each app as replayable steps: DIR/<session>/steps.jsonl",
+    )  # fmt: skip
+    mcp.add_argument(
+        "--artifacts", type=Path, default=Path("artifacts"), metavar="DIR",
+        help="where wpf_run_scenario and wpf_file_ticket write sessions and tickets (./artifacts)",
+    )  # fmt: skip
     mcp.set_defaults(handler=_cli_handler("mcp"))
 
 
@@ -457,7 +482,7 @@ def _usage_error(message: str) -> int:
 
 
 # Commands that take an app's command line after "--" (its own options and "--" included).
-_TAKES_APP_COMMAND = (("launch",), ("profiles", "add"))
+_TAKES_APP_COMMAND = (("launch",), ("profiles", "add"), ("profiles", "edit"), ("init",))
 
 
 def _split_app_command(argv: list[str]) -> tuple[list[str], list[str]]:

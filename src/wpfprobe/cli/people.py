@@ -313,9 +313,14 @@ def screenshot(args: argparse.Namespace) -> int:
 
 def mcp(args: argparse.Namespace) -> int:
     from wpfprobe.broker import server as _broker_server  # noqa: PLC0415
+    from wpfprobe.testkit.mcp_tools import broker_tools  # noqa: PLC0415
 
+    record = args.record.resolve() if args.record is not None else None
     try:
-        return _broker_server.main(log_level=args.log_level, log_file=args.log_file)
+        return _broker_server.main(
+            log_level=args.log_level, log_file=args.log_file, record_dir=record,
+            extra_tools=broker_tools(args.artifacts.resolve()),
+        )  # fmt: skip
     except ProbeError as err:
         _print_error(err)
         return EXIT_USAGE

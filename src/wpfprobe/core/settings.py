@@ -41,6 +41,12 @@ class ProbeSettings(BaseModel):
     """The HMAC key; default ``$WPFPROBE_HOME/audit.key``, created owner-only on first use."""
     os_input_settle: float = Field(default=0.15, ge=0, le=5)
     """Seconds to let the UI thread take OS input events before the result is read."""
+    test_hooks: bool = False
+    """Started for testing (the test kit sets it): exceptions escaping the app's event handlers are
+    caught, recorded and marked handled, so the app goes on instead of showing the toolkit's error
+    dialog or ending its message loop. Off, the probe only observes (docs/testing.md, Oracles)."""
+    record_dir: Path | None = None
+    """Record every action an agent takes over MCP into ``<dir>/<session>/steps.jsonl`` (replayable)."""
 
     @classmethod
     def from_env(cls, **overrides: object) -> ProbeSettings:
@@ -53,6 +59,10 @@ class ProbeSettings(BaseModel):
             values["audit"] = v.strip().lower() not in {"0", "false", "no", "off"}
         if (v := os.environ.get("WPFPROBE_AUDIT_LOG")) is not None:
             values["audit_log"] = Path(v)
+        if (v := os.environ.get("WPFPROBE_TEST_HOOKS")) is not None:
+            values["test_hooks"] = v.strip().lower() in {"1", "true", "yes", "on"}
+        if v := os.environ.get("WPFPROBE_RECORD"):
+            values["record_dir"] = Path(v)
         if (v := os.environ.get("WPFPROBE_REDACT_KEYWORDS")) is not None:
             values["extra_redaction_keywords"] = tuple(k for k in v.split(",") if k.strip())
         values.update(overrides)

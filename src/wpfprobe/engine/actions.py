@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from wpfprobe.core.app_events import python_stack, record_exception
 from wpfprobe.core.convert import parse_value
 from wpfprobe.core.errors import (
     DispatcherBusyError,
@@ -559,13 +560,29 @@ def _app_error(exc: BaseException) -> dict[str, str]:
         inner = nested
     kind = type(inner).__name__
     get_type = getattr(inner, "GetType", None)
-    if get_type is not None:
+    # A Python exception that crossed .NET (a handler run by a window message) comes back as
+    # pythonnet's PythonException, which knows the Python type it carries: that is what the app raised.
+    carried = getattr(inner, "Type", None) if get_type is not None else None
+    if isinstance(carried, type):
+        kind = carried.__name__
+    elif get_type is not None:
         try:
             kind = str(get_type().Name)
         except Exception:  # noqa: BLE001, S110 - best effort naming: the message still says what failed
             pass
     message = str(getattr(inner, "Message", None) or inner).strip().splitlines()
-    return {"type": kind, "message": (message[0] if message else "")[:_MAX_APP_ERROR]}
+    first = (message[0] if message else "")[:_MAX_APP_ERROR]
+    # Also into the app's event store, with the stack, for wpf_get_app_events (and the test kit's tickets).
+    try:
+        if get_type is None:
+            stack = python_stack(inner)
+        else:
+            formatted = getattr(inner, "Format", None) if isinstance(carried, type) else None
+            stack = (str(formatted()) if formatted is not None else "") + str(getattr(inner, "StackTrace", None) or "")
+        record_exception("action", kind, first, stack)
+    except Exception:  # noqa: BLE001, S110 - the result still reports the error
+        pass
+    return {"type": kind, "message": first}
 
 
 def _check_int(label: str, value: Any, low: int, high: int) -> None:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from wpfprobe.core.app_events import AppEvents
 from wpfprobe.core.errors import InvalidArgumentError, PropertyNotFoundError
 from wpfprobe.core.models import (
     Ancestor,
@@ -38,6 +39,7 @@ from wpfprobe.engine.base import process_name
 from wpfprobe.engine.checks import MAX_DEPTH, MAX_RESULTS, check_int, check_property_names, check_tree_type
 from wpfprobe.engine.cursors import check_take
 from wpfprobe.engine.diagnostics import run_diagnostics
+from wpfprobe.engine.events import WindowWatch, read_app_events
 from wpfprobe.engine.hop import Hop, count_errors, rect
 from wpfprobe.engine.locators import Compound, parse_locator
 from wpfprobe.engine.matching import criteria_compound
@@ -66,6 +68,7 @@ class Engine(WhyQueries):
         )
         #: Input, waits and mutation (the interact and mutate tiers).
         self.driver = Driver(self, os_input=os_input)
+        self._window_watch = WindowWatch()
 
     def session_info(self, *, tier: Tier = "read") -> SessionInfo:
         window_ids = self.hop(lambda h: [h.id(w) for w in h.adapter.roots()])
@@ -320,6 +323,10 @@ class Engine(WhyQueries):
     ) -> DiagnosticsPage:
         """A page of findings under ``target`` (None: every window); see ``_diagnostics``."""
         return run_diagnostics(self, target, providers=providers, min_level=min_level, cursor=cursor, take=take)
+
+    def app_events(self, since_seq: int = 0) -> AppEvents:
+        """Exceptions that escaped the app's handlers and windows that opened or closed, after ``since_seq``."""
+        return read_app_events(self, self._window_watch, since_seq)
 
 
 def to_png(capture: Capture) -> bytes:

@@ -101,6 +101,8 @@ class ProbeHandle:
                 _manifest.remove(self.manifest_path)
             self._runner.stop(timeout)
             self.probe.engine.driver.close()
+            if self._tools is not None and self._tools.recorder is not None:
+                self._tools.recorder.close()
             with _active_lock:
                 if _active is self:
                     _active = None

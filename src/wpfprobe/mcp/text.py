@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from wpfprobe.core.app_events import AppEvents
 from wpfprobe.core.models import (
     ActionResult,
     ActionState,
@@ -373,4 +374,26 @@ def diagnostics_text(page: DiagnosticsPage) -> str:
     if page.providers_not_applicable:
         note += f"; not applicable to this toolkit: {', '.join(page.providers_not_applicable)}"
     lines.append(f"({note})")
+    return "\n".join(lines)
+
+
+def app_events_text(found: AppEvents) -> str:
+    """One line per event, then where to continue from."""
+    lines = []
+    for e in found.events:
+        if e.kind == "exception":
+            where = f" ({e.source})" if e.source else ""
+            fatal = " terminating" if e.terminating else ""
+            lines.append(f"#{e.seq} {e.time} exception{where}{fatal} {e.type}: {_clip(e.message or '', 200)}")
+        else:
+            window = e.window or {}
+            title = _quoted(str(window.get("title") or ""))
+            lines.append(f"#{e.seq} {e.time} {e.kind} {window.get('type') or 'window'} {title}")
+    if not lines:
+        lines.append("(no new events)")
+    if found.dropped:
+        lines.append(f"{found.dropped} older events were dropped (the store keeps the latest)")
+    if not found.ui_responsive:
+        lines.append("the UI thread did not answer: it may be hung")
+    lines.append(f"nextSeq={found.next_seq} hooks={','.join(found.hooks) or 'none'}")
     return "\n".join(lines)

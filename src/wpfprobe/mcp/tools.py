@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from wpfprobe.core.app_events import AppEvents
 from wpfprobe.core.convert import MAX_VALUE_LENGTH
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.models import (
@@ -233,6 +234,12 @@ class DiagnosticsArgs(_TargetArgs):
     take: int = Field(default=50, ge=1, le=200)
 
 
+class AppEventsArgs(_Args):
+    since_seq: int = Field(
+        default=0, ge=0, alias="sinceSeq", description="Only events after this one: nextSeq of the last answer."
+    )
+
+
 class WindowList(_Dto):
     windows: list[Window]
 
@@ -369,6 +376,11 @@ def _diagnostics(engine: Engine, args: DiagnosticsArgs) -> ToolOutput:
         args.optional_target(), providers=args.providers, min_level=args.min_level, cursor=args.cursor, take=args.take
     )
     return ToolOutput(page, _text.diagnostics_text(page))
+
+
+def _app_events(engine: Engine, args: AppEventsArgs) -> ToolOutput:
+    found = engine.app_events(args.since_seq)
+    return ToolOutput(found, _text.app_events_text(found))
 
 
 def _click(engine: Engine, args: ClickArgs) -> ToolOutput:
@@ -587,6 +599,14 @@ def read_tools(*, tier: Tier) -> list[ToolSpec]:
             "Attached behaviors and interaction triggers (Microsoft.Xaml.Behaviors, System.Windows.Interactivity) "
             "on the element: type, assembly and properties. WinForms has none: supported=false and a note say so.",
             _TargetArgs, BehaviorList, _behaviors,
+        ),
+        ToolSpec(
+            "wpf_get_app_events", "read", "App events",
+            "What happened in the app since sinceSeq: exceptions that escaped its event handlers (type, message, "
+            "stack, time, where caught: thread-exception, dispatcher, appdomain, action) and windows that opened "
+            "or closed. Pass nextSeq back as sinceSeq to see only what is new. uiResponsive=false: the UI thread "
+            "did not answer within 2 s (it may be hung).",
+            AppEventsArgs, AppEvents, _app_events,
         ),
     ]  # fmt: skip
 

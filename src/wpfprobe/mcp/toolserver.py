@@ -29,6 +29,7 @@ from pydantic_core import PydanticUndefined
 
 from wpfprobe.core.errors import ProbeError
 from wpfprobe.engine.engine import Engine, Tier
+from wpfprobe.mcp.recording import Recorder
 from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, tier_allows
 
 log = logging.getLogger("wpfprobe.server")
@@ -148,6 +149,10 @@ class ToolServer:
 
         self._engine = engine
         self._tier = tier
+        #: Records the agent's actions as replayable steps when the settings ask (``record_dir``).
+        # (The broker builds a server with no engine, for the tool schemas alone.)
+        record_dir = engine.settings.record_dir if engine is not None else None
+        self.recorder: Recorder | None = Recorder(record_dir) if record_dir is not None else None
         self._specs: dict[str, ToolSpec] = {}
         self._hidden: dict[str, Tier] = {}
         self._bus = InMemorySubscriptionBus()
@@ -176,7 +181,7 @@ class ToolServer:
             return False
         self._specs[spec.name] = spec
         self.server.add_tool(
-            tool_function(spec, self._engine),
+            tool_function(spec, self._engine, recorder=self.recorder),
             name=spec.name,
             title=spec.title,
             description=spec.description,
@@ -235,12 +240,13 @@ class _Sessions:
         return list(self._connections)
 
 
-def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResult]:
+def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None = None) -> Callable[..., CallToolResult]:
     """A function whose signature is the tool's argument model, as the SDK expects."""
 
     def call(**kwargs: Any) -> CallToolResult:
         started = time.perf_counter()
         outcome = "ok"
+        began = recorder.begin() if recorder is not None else None
         try:
             args = parse_arguments(spec, kwargs)
             out = spec.run(engine, args)
@@ -248,12 +254,17 @@ def tool_function(spec: ToolSpec, engine: Engine) -> Callable[..., CallToolResul
             png = out.png_base64()
             if png is not None:
                 content.insert(0, ImageContent(type="image", data=png, mime_type="image/png"))
-            return CallToolResult(content=content, structured_content=out.structured_json())
+            structured = out.structured_json()
+            if recorder is not None and began is not None:
+                recorder.record(spec.name, kwargs, structured=structured, error=None, began=began)
+            return CallToolResult(content=content, structured_content=structured)
         except ValidationError as exc:
             outcome = "INVALID_ARGUMENT"
             return invalid_arguments(spec, exc)
         except ProbeError as err:
             outcome = err.code
+            if recorder is not None and began is not None:
+                recorder.record(spec.name, kwargs, structured=None, error=err.to_dict(), began=began)
             return error_result(err)
         except Exception as exc:
             outcome = "INTERNAL"

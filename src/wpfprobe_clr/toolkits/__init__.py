@@ -74,3 +74,18 @@ def connect(app: Any, *, timeout: float) -> tuple[Any, Any, ToolkitName]:
 
         adapter, ui = connect_wpf(app, timeout=timeout)
     return adapter, ui, kind
+
+
+def install_app_hooks(adapter: Any, kind: ToolkitName, *, catch: bool) -> list[str]:
+    """Hook the app's exception events (on the UI thread) for wpf_get_app_events; the hooks now in place.
+
+    ``catch``: the probe was started for testing, and may mark the exceptions
+    handled so the app goes on (each toolkit's module says what that changes).
+    """
+    if kind == "winforms":
+        from wpfprobe_clr.toolkits.winforms.app_events import install as install_winforms  # noqa: PLC0415
+
+        return install_winforms(catch=catch)
+    from wpfprobe_clr.toolkits.wpf._app_events import install as install_wpf  # noqa: PLC0415
+
+    return install_wpf(adapter.dispatcher, catch=catch)

@@ -1,0 +1,241 @@
+"""The test kit's MCP tools, served by the broker (``wpfprobe mcp``): an agent runs scenarios and files tickets.
+
+- ``wpf_run_scenario {path, profile?, app?}``: run a scenario file. With a
+  profile (the argument, else the scenario's own target) on a fresh app, as
+  ``wpfprobe scenario run`` does; otherwise on the running app the agent names
+  (``app``, optional with one app), through the broker's own session to it.
+  Answers pass or fail, the failures, and the ticket written.
+- ``wpf_file_ticket {title, actual, expected, app?, notes?, lastSteps?}``:
+  write a ticket for a bug the agent found. The broker attaches what it saw
+  itself: the agent's last steps on that app (replayable as the ticket's
+  repro.actions.json), a screenshot, the element tree and the app's recent
+  exceptions; the agent writes only what it concluded.
+
+Schema plus one call plus text, like ``wpfprobe.mcp.tools``; the broker cannot
+import this layer, so the command line hands these tools to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from wpfprobe.broker.broker import Broker, BrokerTool
+from wpfprobe.broker.wire import _invalid, result
+from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.testkit import oracles
+from wpfprobe.testkit.connection import CallOutcome, outcome_from_result
+from wpfprobe.testkit.launcher import AppTarget, ProcessFactory, needed_tier
+from wpfprobe.testkit.scenario import ScenarioError, load_scenario
+from wpfprobe.testkit.scenario_run import ScenarioResult, run_scenario
+from wpfprobe.testkit.tickets import write_ticket
+
+RUN_SCENARIO = "wpf_run_scenario"
+FILE_TICKET = "wpf_file_ticket"
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class RunScenarioArgs(_Args):
+    path: str = Field(min_length=1, max_length=4096, description="The scenario file (.yaml or .json).")
+    profile: str | None = Field(
+        default=None, max_length=200, description="Start this saved profile fresh (default: the scenario's target)."
+    )
+    app: str | None = Field(
+        default=None, max_length=1000, description="Without a profile: run on this running app (from wpf_list_apps)."
+    )
+
+
+class FileTicketArgs(_Args):
+    title: str = Field(min_length=1, max_length=300, description="One line: what is wrong.")
+    actual: str = Field(min_length=1, max_length=5000, description="What happened.")
+    expected: str = Field(min_length=1, max_length=5000, description="What should have happened.")
+    app: str | None = Field(
+        default=None, max_length=1000, description="The app (from wpf_list_apps); optional with one."
+    )
+    notes: str | None = Field(default=None, max_length=10_000, description="Anything else: the agent's hypothesis.")
+    last_steps: int = Field(default=20, ge=0, le=50, description="How many of your last steps on the app to attach.")
+
+
+class FiledTicket(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    ticket: str
+    id: str
+    steps: int
+    evidence: list[str]
+
+
+class _BrokerConnection:
+    """Tool calls through the broker's own session to a live app (from a worker thread)."""
+
+    def __init__(self, client: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self._client = client
+        self._loop = loop
+
+    def call(self, tool: str, arguments: dict[str, Any], *, timeout: float | None = None) -> CallOutcome:
+        import time  # noqa: PLC0415
+
+        from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
+
+        started = time.perf_counter()
+        wait = timeout or 60.0
+        future = asyncio.run_coroutine_threadsafe(
+            self._client.call_tool(tool, dict(arguments), timeout=wait), self._loop
+        )
+        try:
+            answer = future.result(wait + 5)
+        except ProbeError as err:
+            return CallOutcome.from_error(err)
+        return outcome_from_result(answer, int((time.perf_counter() - started) * 1000))
+
+    def close(self) -> None:
+        pass
+
+
+class _LiveApp:
+    def __init__(self, connection: _BrokerConnection, pid: int) -> None:
+        self.connection = connection
+        self.pid = pid
+
+    def alive(self) -> bool:
+        import psutil  # noqa: PLC0415
+
+        return psutil.pid_exists(self.pid)
+
+    def exit_code(self) -> int | None:
+        return None
+
+    def log_tail(self, lines: int = 40) -> str:
+        return ""
+
+    def fatal_events(self) -> list[Any]:
+        return []
+
+    def stop(self) -> None:
+        pass
+
+
+class _LiveFactory:
+    """The app the agent is using, as it is now (not started again)."""
+
+    fresh = False
+
+    def __init__(self, app: _LiveApp, name: str) -> None:
+        self._app = app
+        self._name = name
+        self.target: dict[str, Any] = {"app": name}
+
+    def start(self) -> _LiveApp:
+        return self._app
+
+    def environment(self) -> dict[str, str]:
+        from wpfprobe.testkit.launcher import _platform  # noqa: PLC0415
+
+        return {"app": self._name, "command": "(running app, via the broker)", **_platform()}
+
+
+def broker_tools(artifacts: Path) -> list[BrokerTool]:
+    import mcp_types as types  # noqa: PLC0415
+
+    async def run_scenario_tool(broker: Broker, raw: dict[str, Any]) -> Any:
+        try:
+            args = RunScenarioArgs.model_validate(raw, by_alias=True, by_name=False)
+        except ValidationError as exc:
+            raise _invalid(RUN_SCENARIO, exc) from None
+        try:
+            scenario = load_scenario(args.path)
+        except ScenarioError as err:
+            raise InvalidArgumentError(str(err), suggestion="Fix the scenario file at that line.") from None
+        tier = needed_tier(scenario.actions())
+        if args.profile or (scenario.target is not None and args.app is None):
+            target = AppTarget(profile=args.profile) if args.profile else scenario.target
+            assert target is not None
+            factory: Any = ProcessFactory(target, tier=tier, work_dir=artifacts / "sessions" / ".apps")
+        else:
+            rec = await broker.select_app(args.app)
+            live = _LiveApp(_BrokerConnection(rec.client, asyncio.get_running_loop()), rec.manifest.pid)
+            factory = _LiveFactory(live, rec.manifest.app_name)
+        outcome: ScenarioResult = await asyncio.to_thread(run_scenario, scenario, factory, artifacts=artifacts)
+        return result(outcome, outcome.line() + (f"\nticket: {outcome.ticket}" if outcome.ticket else ""))
+
+    async def file_ticket_tool(broker: Broker, raw: dict[str, Any]) -> Any:
+        try:
+            args = FileTicketArgs.model_validate(raw, by_alias=True, by_name=False)
+        except ValidationError as exc:
+            raise _invalid(FILE_TICKET, exc) from None
+        rec = await broker.select_app(args.app)
+        recorder = broker.recorder_for(rec)
+        steps = list(recorder.recent)[-args.last_steps :] if args.last_steps else []
+        shot = await rec.client.call_tool("wpf_capture_screenshot", {}, timeout=30)
+        tree = await rec.client.call_tool("wpf_get_visual_tree", {"maxDepth": 10, "format": "text"}, timeout=30)
+        events = await rec.client.call_tool("wpf_get_app_events", {"sinceSeq": 0}, timeout=30)
+        shot_out, tree_out, events_out = (outcome_from_result(a, 0) for a in (shot, tree, events))
+        exceptions = [e for e in events_out.structured.get("events") or [] if e.get("kind") == "exception"]
+        last = steps[-1] if steps else None
+        element = last.target.locator if last is not None and last.target else None
+        failure = oracles.make(
+            "reported", args.title, what=oracles.normalize_title(args.title), element=element,
+            step=last.seq if last else None, expected=args.expected, actual=args.actual,
+            exception_type=exceptions[-1].get("type") if exceptions else None,
+            exception_message=exceptions[-1].get("message") if exceptions else None,
+            stack=exceptions[-1].get("stack") if exceptions else None,
+            details={"notes": args.notes} if args.notes else {},
+        )  # fmt: skip
+
+        def write() -> Any:
+            from wpfprobe.testkit.launcher import _platform  # noqa: PLC0415
+
+            return write_ticket(
+                artifacts / "tickets" / recorder.session_id, failure=failure, steps=steps,
+                session_id=recorder.session_id, source="agent",
+                environment={"app": rec.manifest.app_name, "toolkit": rec.manifest.toolkit, "runtime": rec.manifest.runtime, **_platform()},
+                target={"app": rec.manifest.app_name}, extra_screens={"screen": shot_out.png or b""},
+                extra_snapshots={"tree": tree_out.text} if tree_out.ok else None, notes=args.notes,
+            )  # fmt: skip
+
+        ticket = await asyncio.to_thread(write)
+        filed = FiledTicket(
+            ticket=str(ticket.path), id=ticket.id, steps=len(steps), evidence=[e.path for e in ticket.evidence]
+        )
+        return result(filed, f"filed {ticket.id} with {len(steps)} steps: {ticket.path}")
+
+    def tool(name: str, title: str, description: str, args: type[BaseModel], out: type[BaseModel]) -> Any:
+        return types.Tool(
+            name=name, title=title, description=description,
+            input_schema=args.model_json_schema(by_alias=True), output_schema=out.model_json_schema(by_alias=True),
+            annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+        )  # fmt: skip
+
+    return [
+        BrokerTool(
+            tool(
+                RUN_SCENARIO,
+                "Run scenario",
+                "Run a scenario file (YAML/JSON steps with expectations, docs/testing.md): on a fresh app from a "
+                "profile (profile, or the scenario's target), else on the running app named by app. Answers "
+                "passed, the failures (expected and actual) and the ticket written for a failure.",
+                RunScenarioArgs,
+                ScenarioResult,
+            ),
+            run_scenario_tool,
+        ),
+        BrokerTool(
+            tool(
+                FILE_TICKET,
+                "File ticket",
+                "File a bug you found as a ticket a developer can act on. Give title, actual and expected (and "
+                "notes: your hypothesis); the broker attaches your last steps on the app (replayable), a "
+                "screenshot, the element tree and the app's recent exceptions. Answers the ticket's folder.",
+                FileTicketArgs,
+                FiledTicket,
+            ),
+            file_ticket_tool,
+        ),
+    ]
