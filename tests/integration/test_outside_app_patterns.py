@@ -10,7 +10,10 @@ listen on MouseClick) through `wpfprobe mcp`:
   parent's MdiClient): an action on any of them failed with LOCATOR_AMBIGUOUS
   listing the same node id twice, and the child's name was never unique;
 - a toolkit click on a button did nothing when the app's handler was on
-  MouseClick (PerformClick raises Click only); only mode=os worked.
+  MouseClick (PerformClick raises Click only); only mode=os worked;
+- an OS click on a button laid out outside its dialog's client area (the
+  About box of pythonnet's wordpad demo) answered "no change to the element":
+  the pointer went to whatever was at that point, the button was never hit.
 """
 
 from __future__ import annotations
@@ -72,6 +75,11 @@ class RecordsApp:
         assert not result.is_error, f"{tool} failed: {result.structured_content}"
         return result.structured_content  # type: ignore[no-any-return]
 
+    def error(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        result = self._call(tool, arguments)
+        assert result.is_error, f"{tool} should have failed: {result.structured_content}"
+        return result.structured_content  # type: ignore[no-any-return]
+
     def open_people(self) -> None:
         if not self.call("wpf_find_elements", locator="#peopleForm")["results"]:
             assert self.call("wpf_click", locator='text="People"')["completed"]
@@ -122,3 +130,16 @@ def test_keys_without_a_target_go_to_the_focused_control_of_the_active_mdi_child
     records.call("wpf_focus", locator="#filterBox")
     records.call("wpf_send_keys", keys="a d a")
     assert records.call("wpf_inspect_element", locator="#filterBox")["node"]["text"] == "ada"
+
+
+def test_an_os_click_on_a_button_its_dialog_cuts_off_is_refused(records: RecordsApp) -> None:
+    """The pointer went to whatever lay at the button's centre and the click was reported as done."""
+    records.open_people()
+    assert [w["text"] for w in records.call("wpf_click", locator="#addButton")["openedWindows"]] == ["Person"]
+    refused = records.error("wpf_click", locator="#helpButton", mode="os")
+    assert refused["code"] == "ELEMENT_NOT_INTERACTABLE" and refused["detail"]["reason"] == "offscreen"
+    assert "personDialog" in refused["message"] and "mode=auto" in refused["suggestion"]
+    # Input through the toolkit needs no pointer, as the suggestion says.
+    records.call("wpf_click", locator="#helpButton")
+    assert records.call("wpf_inspect_element", locator="#nameBox")["node"]["text"] == "help shown"
+    records.call("wpf_click", locator="#saveButton")

@@ -7,8 +7,9 @@ window is an MDI parent with a MenuStrip; Records > People opens an MDI child
 form (Name "peopleForm") with a filter box, Add/Close buttons and a grid of
 people. Like the surveyed app, the buttons' handlers listen on MouseClick,
 not Click: Add opens a modal "Person" dialog (a text box and a Save button,
-also on MouseClick), and Save appends the typed name to the grid. Each
-handler prints a line on stdout.
+also on MouseClick, and a Help button laid out outside the dialog's client
+area), and Save appends the typed name to the grid. Each handler prints a
+line on stdout.
 """
 
 from __future__ import annotations
@@ -52,8 +53,20 @@ class PersonDialog(WinForms.Form):
         self.save.Text = "Save"
         self.save.Location = Point(10, 50)
         self.save.MouseClick += self.on_save
+        # Like the About box of pythonnet's wordpad demo: a button laid out past the
+        # dialog's client area, so nobody sees it (and no pointer can reach it).
+        self.help = WinForms.Button()
+        self.help.Name = "helpButton"
+        self.help.Text = "Help"
+        self.help.Location = Point(300, 120)
+        self.help.Click += self.on_help
         self.Controls.Add(self.nameBox)
         self.Controls.Add(self.save)
+        self.Controls.Add(self.help)
+
+    def on_help(self, sender: object, args: object) -> None:
+        say("help")
+        self.nameBox.Text = "help shown"
 
     def on_save(self, sender: object, args: object) -> None:
         say(f"save {self.nameBox.Text}")
