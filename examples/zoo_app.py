@@ -100,8 +100,10 @@ class Zoo:
     items: int
 
     def control(self, name: str) -> Any:
-        """The control named ``name`` in any of the zoo's windows (call on the UI thread)."""
+        """The window or control named ``name`` in any of the zoo's windows (call on the UI thread)."""
         for window in (self.form, self.find_window, self.documents_window):
+            if window.Name == name:
+                return window
             found = window.Controls.Find(name, True)
             if len(found):
                 return found[0]

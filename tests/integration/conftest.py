@@ -177,3 +177,38 @@ def zoo(display: str | None, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     finally:
         facts = app.close()
     assert facts["threadExceptions"] == [], facts
+
+
+# -- examples/zoo_app.py: the widget zoo, every standard WinForms control ---------------------
+
+
+@pytest.fixture(scope="session")
+def widget_zoo_app(display: str | None) -> Iterator[Any]:
+    """The widget zoo on a UI thread of its own, once for the session (tests/integration/widget_zoo.py)."""
+    import widget_zoo
+
+    import wpfprobe_clr
+
+    wpfprobe_clr.ensure_clr()
+    module = widget_zoo.load()  # it adds the references to System.Windows.Forms
+    from System.Windows.Forms import Control
+
+    Control.CheckForIllegalCrossThreadCalls = True
+    app = module.start_in_background(rows=widget_zoo.ROWS, items=widget_zoo.ITEMS)
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+@pytest.fixture(scope="session")
+def zoo_probe(widget_zoo_app: Any) -> Iterator[Any]:
+    """``wpfprobe.attach`` to the widget zoo, once the documents its MDI parent opens when shown are there."""
+    import wpfprobe
+
+    p = wpfprobe.attach(
+        widget_zoo_app.app, name="widget-zoo", settings=wpfprobe.ProbeSettings(check_thread_affinity=True)
+    )
+    p.wait_for("#document2", "exists")
+    yield p
+    assert p.engine.thread_violations == [], p.engine.thread_violations
