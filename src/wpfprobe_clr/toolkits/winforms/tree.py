@@ -21,8 +21,11 @@ from typing import Any, cast
 from System.Drawing import Point
 from System.Windows.Forms import (
     Application,
+    CheckBox,
+    CheckState,
     Control,
     Form,
+    RadioButton,
     ToolStrip,
     ToolStripDropDownItem,
     ToolStripItem,
@@ -53,8 +56,12 @@ class TypeNames:
 
 
 def roots(main: Any | None) -> list[Any]:
-    """The open forms, the app's main form first."""
-    forms = [f for f in members_of(Application.OpenForms) if not f.IsDisposed]
+    """The open top-level forms, the app's main form first.
+
+    OpenForms also lists an MDI child (and any form placed inside a control):
+    it is under its parent's MdiClient, so as a root it would be walked, and
+    found, twice."""
+    forms = [f for f in members_of(Application.OpenForms) if not f.IsDisposed and get(f, "Parent") is None]
     ordered = []
     if main is not None and not main.IsDisposed:
         ordered.append(main)
@@ -134,7 +141,9 @@ def state(element: Any) -> ElementState:
     if item is not None:
         return item.state(element)
     if is_a(element, Control):
-        found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Focused))
+        found = ElementState(
+            bool(element.Visible), bool(element.Enabled), bool(element.Focused), checked=_checked(element)
+        )
     elif is_a(element, ToolStripItem):
         found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
     else:
@@ -142,6 +151,16 @@ def state(element: Any) -> ElementState:
         enabled = getattr(element, "Enabled", True)
         found = ElementState(bool(visible), bool(enabled), False)
     return items.refine_state(element, found)  # check marks, drop-downs, a tab's selection
+
+
+def _checked(control: Any) -> bool | None:
+    """A check box's or radio button's check, as the user sees it; None for anything else (and a third state)."""
+    if is_a(control, CheckBox):
+        check = get(control, "CheckState")
+        return None if check == CheckState.Indeterminate else check == CheckState.Checked
+    if is_a(control, RadioButton):
+        return bool(get(control, "Checked"))
+    return None
 
 
 def is_active_window(element: Any) -> bool:
