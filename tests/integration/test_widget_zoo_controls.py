@@ -96,6 +96,14 @@ def test_status_strip_shows_texts_and_progress(probe: Any) -> None:
     assert probe.locator("#statusText").inspect().bounds is not None
 
 
+def test_status_strip_hides_and_shows_from_the_view_menu(probe: Any) -> None:
+    probe.locator("menu:View/Status bar").click()
+    assert not probe.locator("#zooStatusBar").node().visible
+    assert probe.locator("#statusText").node().text == "Status bar hidden"  # written while it hid
+    probe.locator("menu:View/Status bar").click()
+    assert probe.locator("#zooStatusBar").node().visible and status(probe) == "Status bar shown"
+
+
 def test_tab_control_lists_pages_and_switches_them(probe: Any) -> None:
     tabs = probe.locator("#zooTabs").tree(max_depth=1).root.children
     assert [t.text for t in tabs] == ["Buttons", "Lists", "Text", "Values", "Grid", "Custom"]
@@ -532,6 +540,19 @@ def test_property_grid_shows_the_python_defined_gauge(probe: Any) -> None:
     probe.locator("#raiseLevelButton").click()  # the app refreshes the grid; the probe still reads it
     assert probe.locator("#gaugeProperties").node().visible
     probe.locator("#levelGauge").set_property("Level", "40")
+
+
+def test_property_grid_sorts_its_rows_from_its_tool_bar(probe: Any) -> None:
+    # Its rows are drawn by the grid, not items the probe lists: a user's edit of one is out of
+    # reach (see the report of issue 11, part 4); its tool bar is a ToolStrip like any other.
+    on_page(probe, "customPage")
+    buttons = probe.locator("#gaugeProperties PropertyToolBar > PropertyToolBarButton").all()
+    assert len(buttons) == 3
+    sort = str(prop(probe, "#gaugeProperties", "PropertySort"))
+    buttons[1].click()  # Alphabetical
+    assert prop(probe, "#gaugeProperties", "PropertySort") == "Alphabetical"
+    buttons[0].click()  # Categorized
+    assert prop(probe, "#gaugeProperties", "PropertySort") == sort == "CategorizedAlphabetical"
 
 
 # -- the other windows: a modeless Find window, an MDI parent with an old-style MainMenu -------
