@@ -20,15 +20,15 @@ zooWindow (WidgetZoo.ZooWindow: a Form subclass written in Python, with the clrp
     navPanel: animalTree (TreeView: Mammals expanded, Horses, Birds and Reptiles collapsed;
         its ContextMenuStrip animalMenu: Feed, Expand all, Collapse all)
     pagesPanel: zooTabs (TabControl), one page each:
-      Buttons  helloButton, disabledButton, wrapCheck (CheckBox), notifyCheck (three-state),
+      Buttons  helloButton, lockedButton, wrapCheck (CheckBox), notifyCheck (three-state),
                sizeGroup (GroupBox: smallRadio, mediumRadio, largeRadio), helpLink (LinkLabel),
                swatchFlow (FlowLayoutPanel of four buttons) colouring swatchPreview (Panel)
       Lists    fruitList (ListBox), toppingList (CheckedListBox), cityCombo (ComboBox, DropDown),
                portionCombo (ComboBox, DropDownList), paintList (an owner-drawn ListBox),
                catalogList (ListBox, --items parts), peopleView (ListView: details, columns,
                check boxes; a column click sorts)
-      Text     formTable (TableLayoutPanel: nameBox, phoneBox (MaskedTextBox "(999) 000-0000"),
-               emailBox and their labels), greetingLabel (follows nameBox), notesBox (RichTextBox)
+      Text     formTable (TableLayoutPanel: visitorBox, phoneBox (MaskedTextBox "(999) 000-0000"),
+               emailBox and their labels), welcomeLabel (follows visitorBox), notesBox (RichTextBox)
       Values   quantityUpDown (NumericUpDown), volumeTrack (TrackBar) driving volumeBar
                (ProgressBar), startPicker (DateTimePicker), meetingCalendar (MonthCalendar)
       Grid     ordersGrid (DataGridView bound to a DataTable of --rows orders:
@@ -45,6 +45,12 @@ documentsWindow (an MDI parent with the old-style MainMenu documentsMenu: File (
     document1 and document2 (MDI children, each with a text box); the title names the active one
 
 Closing findWindow or documentsWindow hides it; the File menu shows it again.
+
+The tests run it through tests/integration/widget_zoo.py. The Python-defined
+controls' hard cases (getters that fail or hold secrets, garbage collections
+forced to orphan pythonnet's objects, the CLR loaded by the app first) have an
+app of their own, tests/integration/scripts/zoo_app.py, run in a process per
+probe mode: they are test instruments, not something to show a user.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def buttons_page(journal: Journal) -> Any:
 
     hello = place(Button(), "helloButton", 10, 10, 110, 28, "Say &hello")
     hello.Click += lambda sender, args: journal("Hello clicked")
-    disabled = place(Button(), "disabledButton", 130, 10, 110, 28, "Disabled")
+    disabled = place(Button(), "lockedButton", 130, 10, 110, 28, "Disabled")
     disabled.Enabled = False
 
     wrap = place(CheckBox(), "wrapCheck", 10, 50, 140, 24, "Word &wrap")

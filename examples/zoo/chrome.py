@@ -50,11 +50,11 @@ def menu_bar(journal: Journal, actions: dict[str, Callable[..., None]]) -> Any:
     """
     menu = MenuStrip()
     menu.Name = "zooMenu"
-    file_menu = _item("fileMenu", "&File")
+    file_menu = _item("zooFileMenu", "&File")
     find = _item("findMenuItem", "&Find...", actions["find"])
     find.ShortcutKeys = Keys.Control | Keys.F
     documents = _item("documentsMenuItem", "&Documents", actions["documents"])
-    exit_item = _item("exitMenuItem", "E&xit", actions["exit"])
+    exit_item = _item("quitMenuItem", "E&xit", actions["exit"])
     for entry in (find, documents, ToolStripSeparator(), exit_item):
         file_menu.DropDownItems.Add(entry)
 

@@ -53,6 +53,8 @@ class GaugePanel(Panel):
     def __init__(self) -> None:
         super().__init__()
         self._level = 40
+        # The Paint event, not an OnPaint override: pythonnet overrides only public virtual
+        # members, so WinForms would never call an OnPaint written here.
         self.Paint += self._draw
 
     @clr.clrproperty(Int32)

@@ -39,7 +39,7 @@ def text_page(journal: Journal) -> Any:
     table = place(TableLayoutPanel(), "formTable", 10, 10, 430, 96)
     table.ColumnCount = 2
     table.RowCount = 3
-    name = place(TextBox(), "nameBox", 0, 0, 300, 24, "Ada")
+    name = place(TextBox(), "visitorBox", 0, 0, 300, 24, "Ada")
     phone = place(MaskedTextBox("(999) 000-0000"), "phoneBox", 0, 0, 300, 24)
     email = place(TextBox(), "emailBox", 0, 0, 300, 24)
     for row, (caption, box) in enumerate((("&Name", name), ("&Phone", phone), ("&Email", email))):
@@ -49,7 +49,7 @@ def text_page(journal: Journal) -> Any:
     for control in (name, phone, email):
         control.Dock = DockStyle.Fill
 
-    greeting = place(Label(), "greetingLabel", 10, 112, 430, 22, "Hello, Ada")
+    greeting = place(Label(), "welcomeLabel", 10, 112, 430, 22, "Hello, Ada")
     name.TextChanged += lambda sender, args: setattr(greeting, "Text", f"Hello, {name.Text}")
 
     def on_phone(sender: Any, args: Any) -> None:

@@ -182,26 +182,22 @@ def zoo(display: str | None, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 # -- examples/zoo_app.py: the widget zoo, every standard WinForms control ---------------------
 
 
-@pytest.fixture(scope="session")
-def widget_zoo_app(display: str | None) -> Iterator[Any]:
-    """The widget zoo on a UI thread of its own, once for the session (tests/integration/widget_zoo.py)."""
+@pytest.fixture(scope="module")
+def widget_zoo_app(running_app: Any) -> Iterator[Any]:
+    """The widget zoo (tests/integration/widget_zoo.py), shown on the example's UI thread, once per test module.
+
+    Once per module, not per session: the example's own tests walk every open form of the
+    process (Application.OpenForms), and the zoo's windows must be gone by the time they run."""
     import widget_zoo
 
-    import wpfprobe_clr
-
-    wpfprobe_clr.ensure_clr()
-    module = widget_zoo.load()  # it adds the references to System.Windows.Forms
-    from System.Windows.Forms import Control
-
-    Control.CheckForIllegalCrossThreadCalls = True
-    app = module.start_in_background(rows=widget_zoo.ROWS, items=widget_zoo.ITEMS)
+    app = widget_zoo.ZooBeside(running_app, widget_zoo.ROWS, widget_zoo.ITEMS)
     try:
         yield app
     finally:
         app.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def zoo_probe(widget_zoo_app: Any) -> Iterator[Any]:
     """``wpfprobe.attach`` to the widget zoo, once the documents its MDI parent opens when shown are there."""
     import wpfprobe

@@ -132,7 +132,7 @@ def test_button_reads_its_caption_and_state(probe: Any) -> None:
     hello = probe.locator("#helloButton").inspect()
     assert (hello.node.type, hello.node.text, hello.node.access_key) == ("Button", "Say hello", "H")
     assert hello.bounds is not None and (hello.bounds.width, hello.bounds.height) == (110, 28)
-    assert not probe.locator("#disabledButton").node().enabled
+    assert not probe.locator("#lockedButton").node().enabled
 
 
 def test_button_click_runs_its_handler_and_a_disabled_one_refuses(probe: Any) -> None:
@@ -140,11 +140,11 @@ def test_button_click_runs_its_handler_and_a_disabled_one_refuses(probe: Any) ->
     probe.locator("#helloButton").click()
     assert status(probe) == "Hello clicked"
     with pytest.raises(ProbeError) as refused:
-        probe.locator("#disabledButton").click()
+        probe.locator("#lockedButton").click()
     assert refused.value.code == "ELEMENT_NOT_INTERACTABLE" and refused.value.detail["reason"] == "disabled"
 
 
-def test_check_boxes_read_two_and_three_states(probe: Any) -> None:
+def test_a_check_box_node_says_whether_it_is_checked(probe: Any) -> None:
     assert probe.locator("#wrapCheck").node().checked is True
     notify = probe.locator("#notifyCheck")
     assert notify.node().checked is None  # indeterminate
@@ -163,7 +163,7 @@ def test_check_box_toggles_like_a_click(probe: Any) -> None:
     assert probe.locator("#notifyCheck").node().checked is (now == "Checked")
 
 
-def test_group_box_holds_its_radio_buttons(probe: Any) -> None:
+def test_a_radio_button_node_says_whether_it_is_checked_in_its_group_box(probe: Any) -> None:
     group = probe.locator("#sizeGroup").tree(max_depth=1).root
     assert (group.type, group.text) == ("GroupBox", "Size")
     assert [(r.name, r.checked) for r in group.children] == [
@@ -180,7 +180,7 @@ def test_radio_button_click_moves_the_check(probe: Any) -> None:
     assert status(probe) == "Size Medium"
 
 
-def test_link_label_click_opens_its_link(probe: Any) -> None:
+def test_a_link_label_click_follows_its_link(probe: Any) -> None:
     on_page(probe, "buttonsPage")
     link = probe.locator("#helpLink")
     assert (link.node().type, link.node().text) == ("LinkLabel", "Open the help page")
@@ -330,21 +330,21 @@ def test_table_layout_panel_holds_labels_and_boxes_in_cells(probe: Any) -> None:
     on_page(probe, "textPage")  # bounds are for what is on screen
     cells = probe.locator("#formTable").tree(max_depth=1).root.children
     assert [(c.name, c.text) for c in cells] == [
-        ("nameLabel", "Name"), ("nameBox", "Ada"), ("phoneLabel", "Phone"), ("phoneBox", "(   )    -"),
+        ("visitorLabel", "Name"), ("visitorBox", "Ada"), ("phoneLabel", "Phone"), ("phoneBox", "(   )    -"),
         ("emailLabel", "Email"), ("emailBox", None),
     ]  # fmt: skip
     assert prop(probe, "#formTable", "ColumnCount") == 2
-    name_box = probe.locator("#nameBox").inspect().bounds
-    name_label = probe.locator("#nameLabel").inspect().bounds
+    name_box = probe.locator("#visitorBox").inspect().bounds
+    name_label = probe.locator("#visitorLabel").inspect().bounds
     assert name_box is not None and name_label is not None and name_box.x > name_label.x
 
 
 def test_text_box_typing_runs_the_apps_handler(probe: Any) -> None:
     on_page(probe, "textPage")
-    typed = probe.locator("#nameBox").type_text("Grace")
+    typed = probe.locator("#visitorBox").type_text("Grace")
     assert typed.before.text == "Ada" and typed.after is not None and typed.after.text == "Grace"
-    assert probe.locator("#greetingLabel").node().text == "Hello, Grace"
-    probe.locator("#nameBox").type_text("Ada")
+    assert probe.locator("#welcomeLabel").node().text == "Hello, Grace"
+    probe.locator("#visitorBox").type_text("Ada")
 
 
 def test_masked_text_box_takes_digits_into_its_mask(probe: Any) -> None:
@@ -379,7 +379,7 @@ def test_numeric_up_down_reads_its_value_and_range(probe: Any) -> None:
     assert (prop(probe, "#quantityUpDown", "Minimum"), prop(probe, "#quantityUpDown", "Maximum")) == ("0", "100")
 
 
-def test_numeric_up_down_by_keys_and_by_setting_its_value(probe: Any) -> None:
+def test_keys_for_a_numeric_up_down_reach_its_edit_box(probe: Any) -> None:
     on_page(probe, "valuesPage")
     probe.locator("#quantityUpDown").send_keys("Up")
     assert status(probe) == "Quantity 6"
@@ -441,6 +441,8 @@ def test_month_calendar_reads_and_picks_a_date(probe: Any) -> None:
 
 def test_data_grid_view_lists_columns_and_the_rows_in_view(probe: Any, widget_zoo_app: Any) -> None:
     on_page(probe, "gridPage")
+    # A grid lists the rows it displays, and it decides which when it lays out, after the switch.
+    probe.wait_for("#ordersGrid > DataGridViewRow:nth(0)", "visible")
     grid = probe.locator("#ordersGrid").tree(max_depth=2).root
     columns = [c.text for c in grid.children if c.type.endswith("Column")]
     rows = [r for r in grid.children if r.type == "DataGridViewRow"]

@@ -35,6 +35,36 @@ def load() -> Any:
     return module
 
 
+class ZooBeside:
+    """The zoo shown on another app's UI thread (the example's, in the tests): ``app``, ``zoo``, ``invoke``, ``close``.
+
+    On Mono a second WinForms message loop in the process takes the first one down
+    when it ends, so the tests never give the zoo a UI thread of its own while the
+    example runs; items_app.py is shown the same way, for the same reason.
+    """
+
+    toolkit = "winforms"
+
+    def __init__(self, host: Any, rows: int, items: int) -> None:
+        module = load()
+        self._host = host
+        self.zoo = host.invoke(lambda: module.build(rows=rows, items=items))
+        self.app = self.zoo.form
+        host.invoke(lambda: self.zoo.form.Show())
+
+    def invoke(self, fn: Any) -> Any:
+        return self._host.invoke(fn)
+
+    def close(self) -> None:
+        def close() -> None:
+            self.zoo.form.Close()  # its FormClosing closes the Find and Documents windows too
+            for form in (self.zoo.find_window, self.zoo.documents_window, self.zoo.form):
+                if not form.IsDisposed:
+                    form.Dispose()
+
+        self._host.invoke(close)
+
+
 def _key(node: dict[str, Any]) -> tuple[str, str]:
     return (str(node["type"]), str(node.get("name") or ""))
 
