@@ -1,12 +1,11 @@
-"""The widget zoo through the Python API: the differential walk, then each control kind inspected and used.
+"""The widget zoo through the Python API: a bare pythonnet walk of each window against the probe's tree.
 
-The zoo (examples/zoo_app.py) runs once for this module on a UI thread of its
-own, beside whatever else the session runs. A bare pythonnet walk of each of
-its windows must be inside the probe's tree with the same parents; items are
-checked against what their controls hold. Each control kind then gets an
-inspect test (what the node and its properties say) and an action test (what
-a user does with it), whose witness is the app's own status bar: every
-handler writes what it did there.
+The zoo (examples/zoo_app.py) is shown on the example's UI thread for this
+module (conftest.py, ``widget_zoo_app``). Every node of a bare walk of each of
+its windows (tests/integration/bare_walk.py) must be in ``probe.tree(max_depth=10)``
+under the node of its parent; items, which a bare walk of Controls does not
+list, are checked against what their controls hold. The per-control tests are
+in test_widget_zoo_controls.py, the same through MCP in test_widget_zoo_mcp.py.
 """
 
 from __future__ import annotations
@@ -32,21 +31,6 @@ def zoo_app(widget_zoo_app: Any) -> Any:
 @pytest.fixture
 def probe(zoo_probe: Any) -> Any:
     return zoo_probe
-
-
-def status(probe: Any) -> str | None:
-    """What the status bar says: the last thing one of the app's handlers did."""
-    return probe.locator("#statusText").node().text  # type: ignore[no-any-return]
-
-
-def on_page(probe: Any, page: str) -> None:
-    """Bring a tab page to the front, as a user does before touching what is on it."""
-    probe.locator(f"TabPage#{page}").select()
-    assert probe.locator(f"TabPage#{page}").node().selected
-
-
-def value(probe: Any, selector: str, name: str) -> Any:
-    return probe.locator(selector).property(name).value
 
 
 # -- the differential walk -----------------------------------------------------------------
