@@ -177,3 +177,34 @@ def zoo(display: str | None, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     finally:
         facts = app.close()
     assert facts["threadExceptions"] == [], facts
+
+
+# -- examples/zoo_app.py: the widget zoo, every standard WinForms control ---------------------
+
+
+@pytest.fixture(scope="module")
+def widget_zoo_app(running_app: Any) -> Iterator[Any]:
+    """The widget zoo (tests/integration/widget_zoo.py), shown on the example's UI thread, once per test module.
+
+    Once per module, not per session: the example's own tests walk every open form of the
+    process (Application.OpenForms), and the zoo's windows must be gone by the time they run."""
+    import widget_zoo
+
+    app = widget_zoo.ZooBeside(running_app, widget_zoo.ROWS, widget_zoo.ITEMS)
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+@pytest.fixture(scope="module")
+def zoo_probe(widget_zoo_app: Any) -> Iterator[Any]:
+    """``wpfprobe.attach`` to the widget zoo, once the documents its MDI parent opens when shown are there."""
+    import wpfprobe
+
+    p = wpfprobe.attach(
+        widget_zoo_app.app, name="widget-zoo", settings=wpfprobe.ProbeSettings(check_thread_affinity=True)
+    )
+    p.wait_for("#document2", "exists")
+    yield p
+    assert p.engine.thread_violations == [], p.engine.thread_violations

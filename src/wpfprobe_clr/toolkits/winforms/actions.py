@@ -24,6 +24,7 @@ from System.Windows.Forms import (
     DataGridView,
     Form,
     IButtonControl,
+    LinkLabel,
     ListBox,
     ListView,
     MouseButtons,
@@ -41,6 +42,7 @@ from System.Windows.Forms import (
     ToolStripMenuItem,
     TrackBar,
     TreeView,
+    UpDownBase,
 )
 
 from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
@@ -108,6 +110,8 @@ def focused_element(main: Any | None) -> Any | None:
     for form in forms:
         if form.IsDisposed or not form.Visible:
             continue
+        # An MDI parent's focus is in its active child, which is no root of its own.
+        form = get(form, "ActiveMdiChild") or form
         control = form
         while is_a(control, ContainerControl) and (inner := get(control, "ActiveControl")) is not None:
             control = inner
@@ -145,7 +149,14 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
         return
     if button == "left" and element.CanSelect:
         _take_focus(element)  # a pointer click focuses what it clicks
-    if button == "left" and count == 1 and is_a(element, (IButtonControl, RadioButton)):
+    # A LinkLabel is an IButtonControl too, but its PerformClick follows only a link that has
+    # the focus (Mono's does nothing): a click at its centre, over the link, is what the user does.
+    if (
+        button == "left"
+        and count == 1
+        and is_a(element, (IButtonControl, RadioButton))
+        and not is_a(element, LinkLabel)
+    ):
         element.PerformClick()
         # A pointer's click raises MouseClick after Click, and apps do listen
         # there (``button.MouseClick += handler``); PerformClick raises only Click.
@@ -262,6 +273,7 @@ def send_keys(element: Any | None, chords: tuple[KeyChord, ...], main: Any | Non
     if target is None:
         target = focused_element(main)
     elif is_a(target, Control):
+        target = _key_target(target)
         _take_focus(target)
     if not is_a(target, Control):
         raise ElementNotInteractableError(
@@ -361,6 +373,16 @@ def focus(element: Any) -> None:
     _take_focus(element)
     if not element.ContainsFocus and not _is_active_control(element):
         raise _cannot(element, "focus", "It cannot take keyboard focus (not selectable).")
+
+
+def _key_target(control: Any) -> Any:
+    """Where the keys a user presses in ``control`` arrive: a NumericUpDown's or DomainUpDown's edit box
+    (the box handles Up and Down; the control's own window ignores them, and on Mono cannot take focus)."""
+    if is_a(control, UpDownBase):
+        for child in members_of(control.Controls):
+            if is_a(child, TextBoxBase):
+                return child
+    return control
 
 
 def _take_focus(control: Any) -> None:

@@ -21,8 +21,11 @@ from typing import Any, cast
 from System.Drawing import Point
 from System.Windows.Forms import (
     Application,
+    CheckBox,
+    CheckState,
     Control,
     Form,
+    RadioButton,
     ToolStrip,
     ToolStripDropDownItem,
     ToolStripItem,
@@ -139,7 +142,9 @@ def state(element: Any) -> ElementState:
     if item is not None:
         return item.state(element)
     if is_a(element, Control):
-        found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Focused))
+        found = ElementState(
+            bool(element.Visible), bool(element.Enabled), bool(element.Focused), checked=_checked(element)
+        )
     elif is_a(element, ToolStripItem):
         found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
     else:
@@ -147,6 +152,16 @@ def state(element: Any) -> ElementState:
         enabled = getattr(element, "Enabled", True)
         found = ElementState(bool(visible), bool(enabled), False)
     return items.refine_state(element, found)  # check marks, drop-downs, a tab's selection
+
+
+def _checked(control: Any) -> bool | None:
+    """A check box's or radio button's check, as the user sees it; None for anything else (and a third state)."""
+    if is_a(control, CheckBox):
+        check = get(control, "CheckState")
+        return None if check == CheckState.Indeterminate else check == CheckState.Checked
+    if is_a(control, RadioButton):
+        return bool(get(control, "Checked"))
+    return None
 
 
 def is_active_window(element: Any) -> bool:
