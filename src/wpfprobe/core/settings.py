@@ -28,7 +28,9 @@ class ProbeSettings(BaseModel):
     max_cursors: int = Field(default=256, ge=1)
     max_tree_nodes: int = Field(default=5000, ge=1, le=5000)
     census_ttl: float = Field(default=1.0, ge=0)
-    """Seconds the app-wide count of element names (for generated locators) is reused."""
+    """Seconds the app-wide index of element names is reused when the toolkit cannot tell of tree changes."""
+    name_index_ttl: float = Field(default=30.0, ge=0)
+    """Seconds at most the name index is reused when the toolkit tells of tree changes (engine/name_index.py)."""
     require_token: bool = True
     """HTTP server: every request must carry ``Authorization: Bearer <token>``."""
     check_thread_affinity: bool = False

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -16,6 +15,7 @@ from wpfprobe.core.redaction import Redactor
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.cursors import CursorStore
 from wpfprobe.engine.hop import Hop
+from wpfprobe.engine.name_index import NameIndex
 
 T = TypeVar("T")
 
@@ -49,8 +49,8 @@ class EngineBase:
         self.app_id = f"{slug(self.app_name)}-{os.getpid()}"
         self.same = same or (lambda a, b: a is b)
         self.cursors = CursorStore(ttl=self.settings.cursor_ttl, max_snapshots=self.settings.max_cursors)
-        # Written only on the UI thread, replaced whole: (when, counts).
-        self.census_cache: tuple[float, Counter[tuple[str, str]]] | None = None
+        # Written only on the UI thread, replaced whole.
+        self.name_index: NameIndex | None = None
 
     def hop(self, fn: Callable[[Hop], T]) -> T:
         """Run ``fn`` on the UI thread with a fresh ``Hop``: one hop per request (invariant 2)."""

@@ -198,9 +198,9 @@ class Engine(WhyQueries):
         def read(h: Hop) -> dict[str, Any]:
             scope = [h.resolve(root)] if root is not None else h.adapter.roots()
             if parsed is None:
-                matches = h.select_compound(scope, criteria or Compound(), tree_type=tree)
+                matches = h.select_compound(scope, criteria or Compound(), tree_type=tree, app_wide=root is None)
             else:
-                matches = h.evaluate(parsed, scope, tree_type=tree)
+                matches = h.evaluate(parsed, scope, tree_type=tree, app_wide=root is None)
                 if criteria is not None:
                     matches = [m for m in matches if h.matches(m, criteria)]
             results = [{"node": h.project(el, tree_type=tree), "path": h.path_of(el)} for el in matches[:max_results]]

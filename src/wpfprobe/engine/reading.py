@@ -7,7 +7,6 @@ projection in ``hop``), and every method runs ON the UI thread.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -25,6 +24,7 @@ from wpfprobe.core.protocol import (
 from wpfprobe.core.redaction import REDACTED, Redactor
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.matching import MISSING, STATE_ALIASES, Missing
+from wpfprobe.engine.name_index import NameIndex
 
 
 class HopHost(Protocol):
@@ -35,8 +35,8 @@ class HopHost(Protocol):
     redactor: Redactor
     settings: ProbeSettings
     same: Callable[[Any, Any], bool]
-    #: The app-wide name census, kept for ``settings.census_ttl`` across hops: (when, counts).
-    census_cache: tuple[float, Counter[tuple[str, str]]] | None
+    #: The app-wide index of names and automation ids, kept across hops (``name_index.py``).
+    name_index: NameIndex | None
 
 
 # Sources that mean "nobody set this": hidden unless include_defaults is asked for.
