@@ -39,10 +39,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-try:
-    import wpfprobe  # noqa: F401
-except ImportError:  # run from a checkout without installing
-    sys.path.insert(0, str(ROOT / "src"))
+# The checkout's own code, even where another copy is installed (an editable install of
+# another worktree measured that worktree instead: the fingerprint below named this one).
+sys.path.insert(0, str(ROOT / "src"))
 
 from wpfprobe.testing import virtual_display  # noqa: E402
 

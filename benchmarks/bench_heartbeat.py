@@ -223,6 +223,19 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, beat: Heartbeat, size: int, 
                 floor_holds.append(floor.hold)
             nodes, floor_nodes = tree.returned_node_count, floor.result
             chars = len(tree_text(tree))
+        # The .NET walk (walker.py), not yet used by tree(): what the same form costs read in .NET.
+        walker_holds: list[float] = []
+        walker_nodes = 0
+        try:
+            from wpfprobe_clr.toolkits.winforms import walker
+        except ImportError:
+            walker = None  # type: ignore[assignment]
+        if walker is not None:
+            for i in range(repeat + 1):
+                walked = loop.call(lambda: len(walker.walk(form)))
+                if i:
+                    walker_holds.append(walked.hold)
+                walker_nodes = walked.result
         tree_us = h.percentile(tree_holds, 0.5) * 1e6 / max(nodes, 1)
         floor_us = h.percentile(floor_holds, 0.5) * 1e6 / max(floor_nodes, 1)
         return {
@@ -233,6 +246,15 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, beat: Heartbeat, size: int, 
                 "hold_us_per_node": round(tree_us, 2),
                 "floor_us_per_node": round(floor_us, 2),
                 "ratio": round(tree_us / floor_us, 2),
+                "walker_nodes": walker_nodes,
+                "walker_us_per_node": (
+                    round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1), 2) if walker_holds else None
+                ),
+                "walker_ratio": (
+                    round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1) / floor_us, 3)
+                    if walker_holds
+                    else None
+                ),
                 "text_chars": chars,
                 "text_chars_per_node": round(chars / max(nodes, 1), 1),
             },
@@ -263,6 +285,11 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int) 
             f"{s['floor_us_per_node']:.1f} us/node ({s['ratio']:.2f}x); compact text {s['text_chars_per_node']:.1f} "
             "chars/node"
         )
+        if s["walker_us_per_node"] is not None:
+            lines.append(
+                f".NET walker (walker.py, not yet behind tree()): {s['walker_nodes']} controls, "
+                f"{s['walker_us_per_node']:.2f} us/node ({s['walker_ratio']:.3f}x the bare walk)"
+            )
     return "\n".join(lines)
 
 

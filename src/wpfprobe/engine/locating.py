@@ -43,6 +43,8 @@ class Locating(Reader):
         super().__init__(engine)
         #: The name index was built in this hop (not kept from an earlier one).
         self._census_fresh = False
+        #: The kept name index was found current in this hop.
+        self._index_checked = False
         self._logical_census: Counter[tuple[str, str]] | None = None
         # Per tree: node id -> its Loc (logical ones without the prefix, added on the way out).
         self._locs: dict[TreeType, dict[str, Loc]] = {"visual": {}, "logical": {}}
@@ -73,9 +75,8 @@ class Locating(Reader):
         ``rebuild`` asks for a new one (a repair), at most once per hop.
         """
         index = self.engine.name_index
-        if rebuild and self._census_fresh:
-            assert index is not None
-            return index
+        if index is not None and (self._census_fresh or (self._index_checked and not rebuild)):
+            return index  # checked (or built) once in this hop: a hop does not change the tree
         roots = self.adapter.roots()
         root_ids = tuple(self.id(r) for r in roots)
         settings = self.engine.settings
@@ -87,6 +88,7 @@ class Locating(Reader):
                 ttl=settings.name_index_ttl, census_ttl=settings.census_ttl,
             ))
         ):  # fmt: skip
+            self._index_checked = True
             return index
         index = self._build_index(roots, root_ids)
         self.engine.name_index = index
