@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Generator
 from typing import Any, TypeVar, cast
 
 from wpfprobe.core.errors import NodeNotFoundError, ProbeError
@@ -14,7 +15,7 @@ from wpfprobe.core.protocol import ObjectTable, ToolkitAdapter, UiThread
 from wpfprobe.core.redaction import Redactor
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.cursors import CursorStore
-from wpfprobe.engine.hop import Hop
+from wpfprobe.engine.hop import Hop, run_whole
 from wpfprobe.engine.name_index import NameIndex
 
 T = TypeVar("T")
@@ -55,6 +56,49 @@ class EngineBase:
     def hop(self, fn: Callable[[Hop], T]) -> T:
         """Run ``fn`` on the UI thread with a fresh ``Hop``: one hop per request (invariant 2)."""
         return self.ui.run(lambda: fn(Hop(self)), timeout=self.settings.ui_timeout)
+
+    def sliced(self, start: Callable[[Hop], Generator[None, None, T]]) -> T:
+        """Long work in slices of ``settings.ui_slice`` seconds on the UI thread, letting it go between them.
+
+        Each slice is its own post to the UI thread (nothing waits on it: the
+        caller's thread does the waiting), so the app paints and takes input
+        between slices. The work is consistent only if the tree's structure
+        did not change between slices: the adapter's ``structure_version`` is
+        read before each slice, and a change starts the work again, up to
+        ``slice_attempts`` times; after that (or where the adapter cannot count
+        changes, or slicing is off) it is done in one hop, as before. So a
+        result is never a mix of two trees, and needs no ``stale`` mark.
+        """
+        budget = self.settings.ui_slice
+        if budget <= 0:
+            return self.hop(lambda h: run_whole(start(h)))
+        for _attempt in range(self.settings.slice_attempts):
+            state: dict[str, Any] = {}
+
+            def step(state: dict[str, Any] = state) -> tuple[str, Any]:
+                hop = state.get("hop")
+                if hop is None:
+                    hop = state["hop"] = Hop(self)
+                    hop.name_index()  # every container met so far is watched, so a change is counted
+                    state["version"] = self.adapter.structure_version()
+                    if state["version"] is None:
+                        return "whole", run_whole(start(hop))
+                    state["steps"] = start(hop)
+                elif self.adapter.structure_version() != state["version"]:
+                    return "changed", None
+                hop.slice_deadline = time.perf_counter() + budget
+                try:
+                    next(state["steps"])
+                except StopIteration as done:
+                    return "done", done.value
+                return "more", None
+
+            status, value = "more", None
+            while status == "more":
+                status, value = self.ui.run(step, timeout=self.settings.ui_timeout)
+            if status != "changed":
+                return cast(T, value)
+        return self.hop(lambda h: run_whole(start(h)))
 
     def paged(
         self,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from wpfprobe.core.app_events import AppEvents
@@ -118,11 +118,11 @@ class Engine(WhyQueries):
         props = check_property_names(include_properties)
         cap = self.settings.max_tree_nodes
 
-        def read(h: Hop) -> tuple[dict[str, Any], bool, int]:
+        def read(h: Hop) -> Generator[None, None, tuple[dict[str, Any], bool, int]]:
             root = h.resolve(target) if target is not None else h.main_window()
-            return h.snapshot(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap)
+            return (yield from h.snapshot_steps(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap))
 
-        root, truncated, count = self.hop(read)
+        root, truncated, count = self.sliced(read)
         return Tree(
             root=Node.model_validate(root),
             tree_type=tree_type,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import Any, TypeVar, cast
 
 from wpfprobe.core.models import Rect
 from wpfprobe.core.protocol import PlainValue, TreeType
@@ -12,6 +12,8 @@ from wpfprobe.core.redaction import REDACTED
 from wpfprobe.engine.locating import Loc
 from wpfprobe.engine.locators import LOGICAL_PREFIX
 from wpfprobe.engine.resolving import Resolver
+
+T = TypeVar("T")
 
 
 class Hop(Resolver):
@@ -73,7 +75,16 @@ class Hop(Resolver):
     def snapshot(
         self, root: Any, *, max_depth: int, tree_type: TreeType, props: Sequence[str], cap: int
     ) -> tuple[dict[str, Any], bool, int]:
-        """Breadth first, so the node cap cuts whole levels, not one deep branch."""
+        """Breadth first, so the node cap cuts whole levels, not one deep branch; in this hop."""
+        return run_whole(self.snapshot_steps(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap))
+
+    def snapshot_steps(
+        self, root: Any, *, max_depth: int, tree_type: TreeType, props: Sequence[str], cap: int
+    ) -> Generator[None, None, tuple[dict[str, Any], bool, int]]:
+        """``snapshot`` as slices: it yields whenever ``slice_due()`` says the UI thread should be let go.
+
+        The caller resumes it on the UI thread (``EngineBase.sliced``); it returns the snapshot.
+        """
         root_loc = self.locator_parts(root)
         # A visual child's path extends its parent's, unless the parent's own path is a logical one.
         use_paths = tree_type == "visual" and not root_loc.path.startswith(LOGICAL_PREFIX)
@@ -92,6 +103,8 @@ class Hop(Resolver):
             children: list[dict[str, Any]] = []
             per_type: Counter[str] = Counter()
             for kid in kids:
+                if self.slice_due():
+                    yield  # the listed kids stay valid: a change meanwhile makes the caller start again
                 if count >= cap:
                     node["childrenTruncated"] = True
                     truncated = True
@@ -107,6 +120,15 @@ class Hop(Resolver):
                 queue.append((child, grand, depth + 1, kid_loc))
             node["children"] = children
         return root_node, truncated, count
+
+
+def run_whole(steps: Generator[None, None, T]) -> T:
+    """Run a sliced piece of work to its end without letting go of the UI thread."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast("T", done.value)
 
 
 def rect(bounds: Any) -> Rect | None:

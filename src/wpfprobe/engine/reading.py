@@ -7,6 +7,7 @@ projection in ``hop``), and every method runs ON the UI thread.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -75,6 +76,12 @@ class Reader:
         self._memo: dict[Any, Any] = {}
         #: node id -> failed reads of that element: [(read, type, message)], in order.
         self.faults: dict[str, list[tuple[str, str, str]]] = {}
+        #: perf_counter() time at which sliced work should yield the UI thread; None: never.
+        self.slice_deadline: float | None = None
+
+    def slice_due(self) -> bool:
+        """Whether sliced work has had its share of the UI thread for now."""
+        return self.slice_deadline is not None and time.perf_counter() >= self.slice_deadline
 
     # -- fault isolation ---------------------------------------------------
     def fault(self, el: Any, read: str, error: Exception) -> None:
