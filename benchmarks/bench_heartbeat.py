@@ -194,21 +194,24 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, beat: Heartbeat, size: int, 
             "bindings()": lambda: by_locator.bindings(),
             "diagnostics(take=200)": lambda: probe.diagnostics(take=200),
         }
+        results: dict[str, Any] = {}
+        for label, fn in tools.items():
+            h.note(f"[{size}] {label}")
+            results[label] = measure(beat, fn, repeat)
+        # Idle last: right after the form is shown the UI thread is still busy with it.
         start = beat.now()
         time.sleep(IDLE_SECONDS)
         end = beat.now()
         idle_gaps = beat.gaps_ms(beat.drain(), start, end)
         idle_delays = beat.delays_ms(start, end)
-        results: dict[str, Any] = {
+        results = {
             "idle": {
                 "longest_gap_ms": round(max(idle_gaps), 2),
                 "p99_delay_ms": round(h.percentile(idle_delays, 0.99), 2),
                 "beats": len(idle_delays),
-            }
+            },
+            **results,
         }
-        for label, fn in tools.items():
-            h.note(f"[{size}] {label}")
-            results[label] = measure(beat, fn, repeat)
 
         # UI-thread time per node against the bare walk, interleaved in this run.
         tree_holds: list[float] = []

@@ -88,3 +88,16 @@ def test_an_adapter_that_cannot_count_changes_is_read_in_one_hop() -> None:
         before = h.ui.runs
         h.engine.tree(max_depth=5)
         assert h.ui.runs - before == 1
+
+
+def test_diagnostics_walk_the_app_in_slices_with_the_same_findings() -> None:
+    app, panel = _app()
+    panel.add(FakeElement("Button", "b0"))  # a duplicate name: a finding
+    with harness(app, ProbeSettings(ui_slice=0.0)) as h:
+        h.adapter.versioned = True
+        whole = h.engine.diagnostics(take=200)
+        _with(h, ui_slice=TINY)
+        before = h.ui.runs
+        sliced = h.engine.diagnostics(take=200)
+        assert h.ui.runs - before > 10, "the walk was taken in slices"
+        assert sliced.model_dump() == whole.model_dump()

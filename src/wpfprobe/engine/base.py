@@ -107,7 +107,7 @@ class EngineBase:
         scope: str,
         cursor: str | None,
         take: int,
-        list_all: Callable[[Hop], list[tuple[str, Any]]],
+        list_all: Callable[[Hop], list[tuple[str, Any]] | Generator[None, None, list[tuple[str, Any]]]],
         project: Callable[[Hop, Any], dict[str, Any]],
         model: type[Any],
         key_is_value: bool = True,
@@ -151,16 +151,20 @@ class EngineBase:
                 error_count=_errors(items),
             )
 
-        def read_first(h: Hop) -> tuple[list[str], list[dict[str, Any]]]:
-            pairs = list_all(h)
+        def read_first(h: Hop) -> Generator[None, None, tuple[list[str], list[dict[str, Any]]]]:
+            listed = list_all(h)
+            # A list_all that is a generator (a whole-app walk) is taken in slices.
+            pairs = (yield from listed) if isinstance(listed, Generator) else listed
             first = []
             for _key, value in pairs[:take]:
+                if h.slice_due():
+                    yield
                 item = project(h, value)
                 if item:
                     first.append(item)
             return [k for k, _ in pairs], first
 
-        keys_all, items = self.hop(read_first)
+        keys_all, items = self.sliced(read_first)
         sid = self.cursors.save(kind, scope, keys_all)
         next_cursor = self.cursors.cursor_for(sid, take, kind, scope) if take < len(keys_all) else None
         return Page[model](  # type: ignore[valid-type]
