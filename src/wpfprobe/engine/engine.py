@@ -259,10 +259,12 @@ class Engine(WhyQueries):
         defaults = bool(filter) if include_defaults is None else bool(include_defaults)
         scope = f"props:{target.describe()}:{filter or ''}:{category or ''}:{int(defaults)}"
 
-        def list_all(h: Hop) -> list[tuple[str, Any]]:
+        def list_all(h: Hop) -> Generator[None, None, list[tuple[str, Any]]]:
             el = h.resolve(target)
             rows = []
             for prop in sorted(h.adapter.properties(el), key=lambda p: p.name.lower()):
+                if h.slice_due():
+                    yield  # a getter may be slow (an app's own): let the UI thread go between rows
                 if filter and filter.lower() not in prop.name.lower():
                     continue
                 if category and (prop.category or "").lower() != category.lower():

@@ -146,10 +146,13 @@ def collect(
         lo, hi = found.index, found.end
     ctx = Context(h, items, toolkit, frozenset(p.name for p in providers))
     order = {p.name: n for n, p in enumerate(PROVIDERS)}
-    raws = [
-        raw for p in providers for raw in p.run(ctx)
-        if LEVELS[raw.level] >= floor and lo <= raw.index < hi
-    ]  # fmt: skip
+    raws = []
+    for p in providers:
+        for raw in p.run(ctx):
+            if raw is None:
+                yield  # the provider paused: its slice is used up
+            elif LEVELS[raw.level] >= floor and lo <= raw.index < hi:
+                raws.append(raw)
     raws.sort(key=lambda r: (-LEVELS[r.level], r.index, order[r.provider]))
     return [(raw, items[raw.index].el) for raw in raws]
 
