@@ -101,3 +101,19 @@ def test_diagnostics_walk_the_app_in_slices_with_the_same_findings() -> None:
         sliced = h.engine.diagnostics(take=200)
         assert h.ui.runs - before > 10, "the walk was taken in slices"
         assert sliced.model_dump() == whole.model_dump()
+
+
+def test_the_name_index_walk_a_snapshot_needs_is_sliced_too() -> None:
+    """The index is rebuilt by a whole-app walk (after a change or its TTL): that walk was one hold."""
+    app, _panel = _app()
+    with harness(app, ProbeSettings(ui_slice=TINY)) as h:
+        h.adapter.versioned = True
+        h.engine.tree(max_depth=5)
+        kept = h.ui.runs
+        h.engine.tree(max_depth=5)
+        with_kept_index = h.ui.runs - kept
+        h.engine.name_index = None  # as after a change: the next snapshot walks the app for names first
+        before = h.ui.runs
+        tree = h.engine.tree(max_depth=5)
+        assert h.ui.runs - before >= with_kept_index + 30, "the index walk let the UI thread go between elements"
+        assert tree.root.children and tree.root.children[0].locator == "Panel#rows"

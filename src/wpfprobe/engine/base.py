@@ -15,7 +15,8 @@ from wpfprobe.core.protocol import ObjectTable, ToolkitAdapter, UiThread
 from wpfprobe.core.redaction import Redactor
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.cursors import CursorStore
-from wpfprobe.engine.hop import Hop, run_whole
+from wpfprobe.engine.hop import Hop
+from wpfprobe.engine.locating import run_whole
 from wpfprobe.engine.name_index import NameIndex
 
 T = TypeVar("T")
@@ -79,11 +80,10 @@ class EngineBase:
                 hop = state.get("hop")
                 if hop is None:
                     hop = state["hop"] = Hop(self)
-                    hop.name_index()  # every container met so far is watched, so a change is counted
                     state["version"] = self.adapter.structure_version()
                     if state["version"] is None:
                         return "whole", run_whole(start(hop))
-                    state["steps"] = start(hop)
+                    state["steps"] = self._index_then(hop, start)
                 elif self.adapter.structure_version() != state["version"]:
                     return "changed", None
                 hop.slice_deadline = time.perf_counter() + budget
@@ -99,6 +99,19 @@ class EngineBase:
             if status != "changed":
                 return cast(T, value)
         return self.hop(lambda h: run_whole(start(h)))
+
+    @staticmethod
+    def _index_then(hop: Hop, start: Callable[[Hop], Generator[None, None, T]]) -> Generator[None, None, T]:
+        """The name index made current (in slices: a rebuild is a whole-app walk), then the work.
+
+        The index walk watches every container it meets, so from then on a change
+        between slices is counted. Where some container could not be watched (the
+        index has no version), the rest is done without letting the UI thread go.
+        """
+        index = yield from hop.name_index_steps()
+        if index.version is None:
+            hop.slice_deadline = None
+        return (yield from start(hop))
 
     def paged(
         self,

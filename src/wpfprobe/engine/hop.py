@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Generator, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from wpfprobe.core.models import Rect
 from wpfprobe.core.protocol import PlainValue, TreeType
 from wpfprobe.core.redaction import REDACTED
-from wpfprobe.engine.locating import Loc
+from wpfprobe.engine.locating import Loc, run_whole
 from wpfprobe.engine.locators import LOGICAL_PREFIX
 from wpfprobe.engine.resolving import Resolver
-
-T = TypeVar("T")
 
 
 class Hop(Resolver):
@@ -120,15 +118,6 @@ class Hop(Resolver):
                 queue.append((child, grand, depth + 1, kid_loc))
             node["children"] = children
         return root_node, truncated, count
-
-
-def run_whole(steps: Generator[None, None, T]) -> T:
-    """Run a sliced piece of work to its end without letting go of the UI thread."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return cast("T", done.value)
 
 
 def rect(bounds: Any) -> Rect | None:

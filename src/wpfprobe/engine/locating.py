@@ -14,13 +14,26 @@ element that does not list it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from wpfprobe.core.protocol import Naming, TreeType
 from wpfprobe.engine.locators import LOGICAL_PREFIX, format_segment
 from wpfprobe.engine.name_index import NameIndex
 from wpfprobe.engine.reading import HopHost, Reader
+
+T = TypeVar("T")
+
+
+def run_whole(steps: Generator[None, None, T]) -> T:
+    """Run a sliced piece of work to its end without letting go of the UI thread."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast("T", done.value)
+
 
 #: How far up a tree a locator's walk goes at most: a guard against a parent cycle.
 MAX_PATH_DEPTH = 1000
@@ -74,6 +87,10 @@ class Locating(Reader):
 
         ``rebuild`` asks for a new one (a repair), at most once per hop.
         """
+        return run_whole(self.name_index_steps(rebuild=rebuild))
+
+    def name_index_steps(self, *, rebuild: bool = False) -> Generator[None, None, NameIndex]:
+        """``name_index`` as slices: a rebuild's walk yields when ``slice_due()`` (see EngineBase.sliced)."""
         index = self.engine.name_index
         if index is not None and (self._census_fresh or (self._index_checked and not rebuild)):
             return index  # checked (or built) once in this hop: a hop does not change the tree
@@ -90,17 +107,19 @@ class Locating(Reader):
         ):  # fmt: skip
             self._index_checked = True
             return index
-        index = self._build_index(roots, root_ids)
+        index = yield from self._build_index(roots, root_ids)
         self.engine.name_index = index
         self._census_fresh = True
         return index
 
-    def _build_index(self, roots: list[Any], root_ids: tuple[str, ...]) -> NameIndex:
+    def _build_index(self, roots: list[Any], root_ids: tuple[str, ...]) -> Generator[None, None, NameIndex]:
         watched = True
         entries: list[tuple[str, str, set[str]]] = []
         # Document order (pre-order, children left to right), as a walk of the scope meets them.
         stack = list(reversed(roots))
         while stack:
+            if self.slice_due():
+                yield  # a container already met is watched: a change to it meanwhile is counted
             el = stack.pop()
             if not self._watch(el):
                 watched = False
