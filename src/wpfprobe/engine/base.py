@@ -94,11 +94,31 @@ class EngineBase:
                 return "more", None
 
             status, value = "more", None
-            while status == "more":
-                status, value = self.ui.run(step, timeout=self.settings.ui_timeout)
+            try:
+                while status == "more":
+                    status, value = self.ui.run(step, timeout=self.settings.ui_timeout)
+            finally:
+                # An error's traceback keeps this frame: it must not keep the hop and what it read
+                # alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).
+                state.clear()
             if status != "changed":
                 return cast(T, value)
         return self.hop(lambda h: run_whole(start(h)))
+
+    def indexed_hop(self, fn: Callable[[Hop], T]) -> T:
+        """``hop(fn)`` after making the name index current in slices (``fn`` itself is one slice).
+
+        For a short read that resolves or names elements: a rebuild of the
+        index (after a change, or every ``name_index_ttl``) is a whole-app walk,
+        and would otherwise be one hold.
+        """
+
+        def steps(h: Hop) -> Generator[None, None, T]:
+            h.slice_deadline = None  # fn runs whole, in the slice that finishes the index
+            return fn(h)
+            yield  # a generator: sliced() drives it
+
+        return self.sliced(steps)
 
     @staticmethod
     def _index_then(hop: Hop, start: Callable[[Hop], Generator[None, None, T]]) -> Generator[None, None, T]:

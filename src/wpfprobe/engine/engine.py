@@ -211,7 +211,7 @@ class Engine(WhyQueries):
                 "errorCount": len(h.faults) or None,
             }
 
-        return FindResults.model_validate(self.hop(read))
+        return FindResults.model_validate(self.indexed_hop(read))
 
     def count(self, target: Target) -> int:
         return self.hop(lambda h: len(h.resolve_all(target)))
@@ -221,7 +221,7 @@ class Engine(WhyQueries):
         return self.hop(lambda h: [h.id(el) for el in h.resolve_all(target)])
 
     def node(self, target: Target) -> Node:
-        return Node.model_validate(self.hop(lambda h: h.project(h.resolve(target))))
+        return Node.model_validate(self.indexed_hop(lambda h: h.project(h.resolve(target))))
 
     def inspect(self, target: Target) -> ElementInfo:
         def read(h: Hop) -> dict[str, Any]:

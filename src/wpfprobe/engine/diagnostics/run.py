@@ -81,6 +81,8 @@ def run_diagnostics(
         raws = yield from collect(h, target, [BY_NAME[n] for n in run], toolkit, floor)
         pairs = []
         for raw, el in raws:
+            if h.slice_due():
+                yield
             node_id = h.id(el)
             key = json.dumps(
                 {"n": node_id, "p": raw.provider, "l": raw.level, "m": raw.message, "s": raw.suggestion,

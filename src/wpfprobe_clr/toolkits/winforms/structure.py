@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import clr
 from System import Array, Int32, Object
 from System.Runtime.CompilerServices import ConditionalWeakTable
 from System.Windows.Forms import (
@@ -33,6 +34,9 @@ from System.Windows.Forms import (
 
 from wpfprobe_clr.net import expr
 from wpfprobe_clr.net.derived import DerivedHandle
+
+_CONTROL_EVENTS = (clr.GetClrType(Control).GetEvent("ControlAdded"), clr.GetClrType(Control).GetEvent("ControlRemoved"))
+_ITEM_EVENTS = (clr.GetClrType(ToolStrip).GetEvent("ItemAdded"), clr.GetClrType(ToolStrip).GetEvent("ItemRemoved"))
 
 
 class StructureWatch:
@@ -66,13 +70,18 @@ class StructureWatch:
         if found:
             return True
         if isinstance(element, ToolStrip):
-            element.ItemAdded += self._on_item
-            element.ItemRemoved += self._on_item
+            self._hook(element, _ITEM_EVENTS, self._on_item)
         if isinstance(element, Control):
-            element.ControlAdded += self._on_control
-            element.ControlRemoved += self._on_control
+            self._hook(element, _CONTROL_EVENTS, self._on_control)
         elif element.HasDropDownItems:  # reading DropDown makes one: only where there are items
-            element.DropDown.ItemAdded += self._on_item
-            element.DropDown.ItemRemoved += self._on_item
+            self._hook(element.DropDown, _ITEM_EVENTS, self._on_item)
         self._watched.Add(element, None)
         return True
+
+    @staticmethod
+    def _hook(target: Any, events: tuple[Any, ...], handler: Any) -> None:
+        # Through EventInfo, not ``target.Event += handler``: pythonnet keeps every handler
+        # added with += in a table keyed by its target (to support -=), which kept closed
+        # forms alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).
+        for event in events:
+            event.AddEventHandler(target, handler)
