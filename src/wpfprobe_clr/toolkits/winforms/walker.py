@@ -24,18 +24,12 @@ thousands of controls crosses into Python once.
 The Python path (``tree.py`` through the engine) stays the oracle:
 ``tests/integration/test_walker_live.py`` compares both, control for control.
 Not yet used by the engine's snapshot (issue 13: node ids are still made in
-Python, and items and locators come from the Python path).
-
-Packed form: a sequence of fields, each a tag and a value: ``n`` (null),
-``s<len>:<text>``, ``b0``/``b1``, ``i<digits>;``, ``*`` (a secret not read), or
-``!<len>:<type><len>:<message>`` (the read threw). A record is nine fields:
-parent's record index (-1 for the root), type, full type, Name, Text,
-Visible, Enabled, Focused, child control count.
+Python, and items and locators come from the Python path). The packed form
+is ``toolkits/_walk_format.py``'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import clr
@@ -48,36 +42,9 @@ from System.Text import StringBuilder
 from System.Windows.Forms import Control, MaskedTextBox, TextBox
 
 from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, WalkedControl, decode
 
-FIELDS = 9
-
-
-@dataclass(frozen=True, slots=True)
-class ReadError:
-    type_name: str
-    message: str
-
-
-#: A field's value: what was read, or the error its read raised.
-Value = str | bool | int | None | ReadError
-
-
-@dataclass(frozen=True, slots=True)
-class WalkedControl:
-    parent: int
-    type_name: str | ReadError
-    full_type_name: str | ReadError
-    name: Value
-    #: SECRET when the text was not read (a password box).
-    text: Value
-    visible: Value
-    enabled: Value
-    focused: Value
-    child_controls: Value
-
-
-#: The text of a password box: never read.
-SECRET = "\x00secret"
+__all__ = ["SECRET", "ReadError", "WalkedControl", "decode", "walk", "walk_packed"]
 
 
 def walk(root: Any, cap: int = 5000) -> list[WalkedControl]:
@@ -92,44 +59,6 @@ def walk_packed(root: Any, cap: int = 5000) -> str:
     controls here), and needs nothing from the UI thread: do it after letting go.
     """
     return str(E.compiled(("winforms.walker", 1), _build)(root, cap))
-
-
-def decode(packed: str) -> list[WalkedControl]:
-    values: list[Any] = []
-    i, n = 0, len(packed)
-    while i < n:
-        tag = packed[i]
-        i += 1
-        if tag == "n":
-            values.append(None)
-        elif tag == "*":
-            values.append(SECRET)
-        elif tag == "b":
-            values.append(packed[i] == "1")
-            i += 1
-        elif tag == "i":
-            end = packed.index(";", i)
-            values.append(int(packed[i:end]))
-            i = end + 1
-        elif tag == "s":
-            text, i = _counted(packed, i)
-            values.append(text)
-        elif tag == "!":
-            type_name, i = _counted(packed, i)
-            message, i = _counted(packed, i)
-            values.append(ReadError(type_name, message))
-        else:
-            raise ValueError(f"bad walker output at {i - 1}: {packed[i - 1 : i + 20]!r}")
-    if len(values) % FIELDS:
-        raise ValueError(f"walker output has {len(values)} fields, not a multiple of {FIELDS}")
-    return [WalkedControl(*values[k : k + FIELDS]) for k in range(0, len(values), FIELDS)]
-
-
-def _counted(packed: str, i: int) -> tuple[str, int]:
-    colon = packed.index(":", i)
-    length = int(packed[i:colon])
-    start = colon + 1
-    return packed[start : start + length], start + length
 
 
 # -- the expression ---------------------------------------------------------------
