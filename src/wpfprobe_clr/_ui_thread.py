@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import queue
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -81,6 +82,9 @@ class UiThread:
         # the UI thread, which never waits on one; run() re-checks _ended after adding.
         self._pending: set[_Call] = set()
         self._ended = False
+        # When the UI thread last started or finished a probe call (time.monotonic()). A plain
+        # float written by the UI thread and read by callers: no lock, as invariant 3 needs.
+        self._progress = 0.0
 
     @property
     def thread_id(self) -> int | None:
@@ -95,9 +99,12 @@ class UiThread:
     def run(self, fn: Callable[[], T], *, timeout: float | None = None) -> T:
         """Run ``fn`` on the UI thread; inline if the caller already is it.
 
-        Raises DispatcherBusyError when the UI thread did not get to the call
-        within ``timeout`` seconds, and translates any other exception into a
-        ProbeError that keeps the original type and message.
+        Raises DispatcherBusyError when the UI thread went ``timeout`` seconds
+        without starting or finishing a probe call before it got to this one,
+        and translates any other exception into a ProbeError that keeps the
+        original type and message. A call queued behind other callers' calls
+        that the UI thread is working through waits for them: the UI thread is
+        answering, only not to this caller yet.
         """
         timeout = self.default_timeout if timeout is None else timeout
         work = self._wrap(fn)
@@ -109,18 +116,28 @@ class UiThread:
             if self._ended:
                 raise _ui_ended()
             _POSTER.submit(self._post, call, on_error=lambda err: call.outcome.put((False, err)))
-            try:
-                ok, value = call.outcome.get(timeout=timeout)
-            except queue.Empty:
-                call.abandoned = True
-                raise DispatcherBusyError(
-                    f"The UI thread did not respond within {timeout:g} s; it is busy or blocked.",
-                    suggestion="Retry the call once the app is responsive, or raise the timeout.",
-                    detail={"timeoutSeconds": timeout},
-                ) from None
+            ok, value = self._wait(call, timeout)
         finally:
             self._pending.discard(call)
         return cast(T, _unwrap(ok, value))
+
+    def _wait(self, call: _Call, timeout: float) -> tuple[bool, Any]:
+        posted = time.monotonic()
+        while True:
+            idle = time.monotonic() - max(posted, self._progress)
+            if idle < timeout:
+                try:
+                    return call.outcome.get(timeout=timeout - idle)
+                except queue.Empty:
+                    continue
+            call.abandoned = True
+            if not call.outcome.empty():  # it finished as it was given up on: keep its answer
+                return call.outcome.get_nowait()
+            raise DispatcherBusyError(
+                f"The UI thread did not respond within {timeout:g} s; it is busy or blocked.",
+                suggestion="Retry the call once the app is responsive, or raise the timeout.",
+                detail={"timeoutSeconds": timeout},
+            )
 
     def end(self) -> None:
         """The UI thread's message loop has ended: fail the calls waiting for it, and every
@@ -169,9 +186,13 @@ class UiThread:
         def work() -> T:
             if self._thread_id is None:
                 self._thread_id = threading.get_ident()
-            if self._on_ui_thread is not None:
-                return self._on_ui_thread(fn)  # type: ignore[no-any-return]
-            return fn()
+            self._progress = time.monotonic()
+            try:
+                if self._on_ui_thread is not None:
+                    return self._on_ui_thread(fn)  # type: ignore[no-any-return]
+                return fn()
+            finally:
+                self._progress = time.monotonic()
 
         return work
 

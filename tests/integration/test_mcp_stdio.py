@@ -52,7 +52,9 @@ READ_TOOLS = {
 
 def child_env(display: str | None) -> dict[str, str]:
     """What the app needs: the test's display (else it starts its own Xvfb) and the paths."""
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "SYSTEMROOT", "TEMP", "TMP", "LANG")}
+    env = {
+        k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "SYSTEMROOT", "TEMP", "TMP", "LANG", "XAUTHORITY")
+    }
     if display:
         env["DISPLAY"] = display
     return env

@@ -245,7 +245,8 @@ def test_profiles_are_saved_listed_launched_and_removed_from_the_command_line(
     assert added.returncode == 0, added.stderr
     listed = json.loads(cli("profiles", "list", "--json").stdout)
     assert listed == [{"name": "plain-app", "command": [sys.executable, SCRIPT, str(control)], "cwd": str(HERE),
-                       "allow": "interact", "env": ["PLAIN_SECRET"]}]  # fmt: skip
+                       "allow": "interact", "allowActions": [], "confirmDestructive": False,
+                       "env": ["PLAIN_SECRET"]}]  # fmt: skip
     assert "s3cr3t" not in cli("profiles", "list").stdout
     again = cli("profiles", "add", "plain-app", "--", sys.executable, SCRIPT)
     assert again.returncode == 2 and "--replace" in again.stderr

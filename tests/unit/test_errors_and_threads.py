@@ -231,6 +231,27 @@ def test_blocked_ui_thread_gives_dispatcher_busy_then_recovers(worker: UiWorker)
     assert not worker.errors
 
 
+def test_calls_queued_behind_other_callers_wait_while_the_ui_thread_works_through_them(worker: UiWorker) -> None:
+    """Regression: four MCP sessions sending 100 calls at once got DISPATCHER_BUSY on a loaded
+    CI machine, because a call's 1 s timeout ran while the UI thread answered the calls queued
+    before it. Busy means the UI thread stopped answering, not that others were first."""
+    ui = real_ui(worker, default_timeout=0.5)
+    outcomes: list[object] = []
+
+    def slow_caller(i: int) -> None:
+        try:
+            outcomes.append(ui.run(lambda: (time.sleep(0.1), i)[1]))
+        except BaseException as exc:  # collected for the assertion
+            outcomes.append(exc)
+
+    callers = [threading.Thread(target=slow_caller, args=(i,)) for i in range(20)]  # 2 s of work in line
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join(30)
+    assert sorted(o for o in outcomes if isinstance(o, int)) == list(range(20)), outcomes
+
+
 def test_abandoned_call_does_not_run_later(worker: UiWorker) -> None:
     ui = real_ui(worker)
     release = threading.Event()

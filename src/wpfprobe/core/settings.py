@@ -22,7 +22,8 @@ class ProbeSettings(BaseModel):
     extra_redaction_keywords: tuple[str, ...] = ()
     """More name fragments to redact, beside the built-in list."""
     ui_timeout: float = Field(default=5.0, gt=0, le=120)
-    """Seconds to wait for the UI thread before DISPATCHER_BUSY."""
+    """Seconds the UI thread may go without starting or finishing a probe call before a
+    waiting call gives up with DISPATCHER_BUSY."""
     cursor_ttl: float = Field(default=300.0, gt=0)
     """Seconds a page cursor's snapshot lives; after that the first page comes back with stale=True."""
     max_cursors: int = Field(default=256, ge=1)

@@ -145,6 +145,8 @@ class Explorer:
         self.refused: Counter[tuple[tuple[str, tuple[str, ...]], tuple[str, str]]] = Counter()
         self.discoveries: Counter[tuple[str, str]] = Counter()
         self.failing: set[tuple[str, str]] = set()
+        self.picked: dict[str, set[int]] = {}
+        """The indices selected in each list or combo box, by locator, since the app last started."""
         self.states: set[tuple[str, tuple[str, ...]]] = set()
         self.windows: set[str] = set()
         self.elements: set[str] = set()
@@ -169,7 +171,7 @@ class Explorer:
         started = time.monotonic()
         steps = 0
         try:
-            observation = runner.start_app()
+            observation = self._start(runner)
             if options.dry_run:
                 assert observation is not None
                 candidates, blocked = self._space(observation)
@@ -189,7 +191,7 @@ class Explorer:
                 candidates = self._preconditions(runner, candidates)
                 if not candidates:
                     session.log.info("nothing to act on in state %r: starting the app again", state[0])
-                    observation = runner.start_app()
+                    observation = self._start(runner)
                     since_launch = 0
                     steps += 1
                     continue
@@ -206,7 +208,7 @@ class Explorer:
                     self.failing.add(chosen.key)
                     for failure in report.failures:
                         self._keep(failure, runner.steps)
-                    observation = runner.start_app()
+                    observation = self._start(runner)
                     since_launch = 0
                     continue
                 observation = report.observation or runner.observe()
@@ -216,7 +218,7 @@ class Explorer:
                 if after not in self.states:
                     self.discoveries[chosen.key] += 1
                 if self.config.restart_every and since_launch >= self.config.restart_every:
-                    observation = runner.start_app()
+                    observation = self._start(runner)
                     since_launch = 0
             explored = time.monotonic() - started
             runner.stop_app()
@@ -227,6 +229,11 @@ class Explorer:
         finally:
             runner.close()
             session.close()
+
+    def _start(self, runner: Runner) -> Observation | None:
+        # A new app has its lists back at their first state: their items are worth trying again.
+        self.picked.clear()
+        return runner.start_app()
 
     def _space(self, observation: Observation) -> tuple[list[space.Candidate], list[space.Blocked]]:
         candidates, blocked = space.build(
@@ -289,8 +296,14 @@ class Explorer:
         if action == "type_text":
             args = {"text": self.text.next(self.rng), "replace": self.rng.random() < 0.8}
         elif action == "select":
-            count = c.node.get("totalCount") or c.node.get("childCount") or 3
-            args = {"index": self.rng.randrange(max(1, min(int(count), 10)))}
+            count = max(1, min(int(c.node.get("totalCount") or c.node.get("childCount") or 3), 10))
+            # Coverage of values as well as elements: an item not chosen yet before one chosen
+            # already, so a mode that only the third item sets is reached in three selects.
+            picked = self.picked.setdefault(c.locator, set())
+            fresh = [i for i in range(count) if i not in picked]
+            index = fresh[self.rng.randrange(len(fresh))] if fresh else self.rng.randrange(count)
+            picked.add(index)
+            args = {"index": index}
         elif action == "send_keys":
             keys = [k for k in self.config.keys if self.policy.decide(c.node, "send_keys", {"keys": k}).allowed]
             args = {"keys": keys[self.rng.randrange(len(keys))] if keys else "Tab"}

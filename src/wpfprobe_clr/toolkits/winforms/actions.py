@@ -147,6 +147,12 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
         _take_focus(element)  # a pointer click focuses what it clicks
     if button == "left" and count == 1 and is_a(element, (IButtonControl, RadioButton)):
         element.PerformClick()
+        # A pointer's click raises MouseClick after Click, and apps do listen
+        # there (``button.MouseClick += handler``); PerformClick raises only Click.
+        # MouseDown/MouseUp stay out: .NET Framework's OnMouseUp clicks again.
+        if is_a(element, Control) and not element.IsDisposed:
+            x, y = max(element.Width // 2, 0), max(element.Height // 2, 0)
+            protected(element, "OnMouseClick", MouseEventArgs(MouseButtons.Left, 1, x, y, 0))
         return
     _mouse(element, button, count)
 

@@ -165,7 +165,7 @@ def _item_blocker(element: Any, actor: items.Item, action: ActionKind, mode: Inp
             f"It is not in view (scrolled out of {describe_element(owner)}, under a collapsed node or in a closed "
             "drop-down), so the pointer cannot reach it.",
         )
-    return _point_blocker(owner, point)
+    return _point_blocker(owner, point, mode)
 
 
 def _legacy_menu_blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
@@ -210,18 +210,37 @@ def _pointer_blocker(element: Any, mode: InputMode) -> Blocker | None:
         if is_a(element, ToolStripItem) and mode != "os":
             return None  # PerformClick reaches an item in a closed drop-down
         return Blocker("offscreen", "It has no position on screen.")
-    return _point_blocker(element, point)
+    return _point_blocker(element, point, mode)
 
 
-def _point_blocker(element: Any, point: tuple[int, int]) -> Blocker | None:
+def _point_blocker(element: Any, point: tuple[int, int], mode: InputMode) -> Blocker | None:
     """The point must be on a screen, and ``element`` (or a part of it) the topmost thing there."""
     screen = SystemInformation.VirtualScreen
     x, y = point
     if not (screen.X <= x < screen.X + screen.Width and screen.Y <= y < screen.Y + screen.Height):
         return Blocker("offscreen", f"Its centre ({x}, {y}) is outside the screen.")
+    clipping = _clipped_by(element, x, y) if mode == "os" else None
+    if clipping is not None:
+        # Hit testing would not notice: GetChildAtPoint finds a child by its bounds,
+        # even where its parent does not show it. The pointer would land on whatever is there.
+        return Blocker(
+            "offscreen",
+            f"Its centre ({x}, {y}) is outside the visible area of {describe_element(clipping)}, "
+            "which cuts it off, so the pointer cannot reach it.",
+        )
     hit = _hit(element, x, y)
     if hit is not None and not _is_self_or_descendant(element, hit):
         return Blocker("covered", f"{describe_element(hit)} is on top of its centre.", hit)
+    return None
+
+
+def _clipped_by(element: Any, x: int, y: int) -> Any | None:
+    """The nearest container whose client area does not hold the screen point, if any."""
+    container = get(element, "Owner") if is_a(element, ToolStripItem) else get(element, "Parent")
+    while container is not None and is_a(container, Control):
+        if not container.ClientRectangle.Contains(container.PointToClient(Point(x, y))):
+            return container
+        container = get(container, "Parent")
     return None
 
 

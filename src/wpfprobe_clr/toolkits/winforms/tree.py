@@ -53,8 +53,13 @@ class TypeNames:
 
 
 def roots(main: Any | None) -> list[Any]:
-    """The open forms, the app's main form first."""
-    forms = [f for f in members_of(Application.OpenForms) if not f.IsDisposed]
+    """The open top-level forms, the app's main form first.
+
+    An MDI child (or a form put in a panel with TopLevel off) is in OpenForms
+    too, but it is a control inside its parent's tree: listed as a root as
+    well, every search would meet it and its controls twice.
+    """
+    forms = [f for f in members_of(Application.OpenForms) if not f.IsDisposed and get(f, "Parent") is None]
     ordered = []
     if main is not None and not main.IsDisposed:
         ordered.append(main)
