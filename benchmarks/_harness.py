@@ -39,10 +39,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-try:
-    import wpfprobe  # noqa: F401
-except ImportError:  # run from a checkout without installing
-    sys.path.insert(0, str(ROOT / "src"))
+# The checkout's own code, even where another copy is installed (an editable install of
+# another worktree measured that worktree instead: the fingerprint below named this one).
+sys.path.insert(0, str(ROOT / "src"))
 
 from wpfprobe.testing import virtual_display  # noqa: E402
 
@@ -637,7 +636,9 @@ def source_fingerprint() -> dict[str, Any]:
     import hashlib
 
     digest = hashlib.sha256()
-    for rel in SOURCE_FILES:
+    # The hot files named above moved (the engine is a package now): hash every source file.
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src").rglob("*.py"))
+    for rel in files:
         with contextlib.suppress(OSError):
             digest.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
     commit = None
@@ -646,7 +647,7 @@ def source_fingerprint() -> dict[str, Any]:
             ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5
         )
         commit = done.stdout.strip() or None if done.returncode == 0 else None
-    return {"git_commit": commit, "files": list(SOURCE_FILES), "sha256": digest.hexdigest()[:16]}
+    return {"git_commit": commit, "files": f"{len(files)} files under src/", "sha256": digest.hexdigest()[:16]}
 
 
 def note(message: str) -> None:

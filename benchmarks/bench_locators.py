@@ -114,7 +114,12 @@ def _census_call(probe: Any) -> Any:
     engine = probe.engine
     if not hasattr(_Hop(engine), "census"):
         return None
-    return lambda: _Hop(engine).census()
+
+    def fresh() -> Any:
+        engine.name_index = None  # the census is the name index's counts, kept across hops: count anew
+        return _Hop(engine).census()
+
+    return fresh
 
 
 def _per_call_costs(loop: h.UiLoop, probe: Any, form: Any) -> dict[str, float] | None:

@@ -123,7 +123,9 @@ def test_pages_of_two_add_up_to_the_whole_run(probe: Any) -> None:
     assert len(seen) == whole.total_count >= 4
 
 
-def test_a_full_run_is_one_short_hop(probe: Any) -> None:
+def test_a_full_run_is_short_slices_on_the_ui_thread(probe: Any) -> None:
+    """One hop per request held the UI thread for a whole-app walk (2.3 s at 5,000 controls):
+    long work is now slices (EngineBase.sliced), each letting the UI thread go."""
     runs: list[float] = []
     ui = probe.engine.ui
     original = ui.run
@@ -140,8 +142,9 @@ def test_a_full_run_is_one_short_hop(probe: Any) -> None:
         probe.diagnostics()
     finally:
         del ui.run
-    assert len(runs) == 1, "one UI-thread hop per request"
-    assert runs[0] < probe.engine.settings.ui_timeout / 5, f"a run of the example took {runs[0] * 1000:.0f} ms"
+    assert runs, "the work ran on the UI thread"
+    slowest = max(runs)
+    assert slowest < probe.engine.settings.ui_timeout / 5, f"a slice of the example took {slowest * 1000:.0f} ms"
 
 
 # -- MCP ---------------------------------------------------------------------------------

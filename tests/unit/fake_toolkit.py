@@ -155,6 +155,10 @@ class FakeProp:
         )
 
 
+#: Children added or removed anywhere, as a toolkit's child-added/removed events would count them.
+STRUCTURE_CHANGES = [0]
+
+
 class FakeElement:
     """A UI element. ``visual_only`` elements (template chrome) are skipped by the logical tree;
     ``logical_only`` ones (a closed submenu's items, a collapsed node's children) are not in the
@@ -279,10 +283,12 @@ class FakeElement:
     def add(self, child: FakeElement) -> FakeElement:
         child.parent = self
         self.children.append(child)
+        STRUCTURE_CHANGES[0] += 1
         return child
 
     def remove(self, child: FakeElement, *, dispose: bool = False) -> None:
         self.children.remove(child)
+        STRUCTURE_CHANGES[0] += 1
         child.parent = None
         if dispose:
             child.dispose()
@@ -369,6 +375,8 @@ class FakeAdapter:
         #: Keys whose values resource_summary rendered, and whose values resource_value_type loaded.
         self.summarised: list[str] = []
         self.loaded: list[str] = []
+        #: Whether structure_version tells of changes (as WinForms does); off, the engine falls back to census_ttl.
+        self.versioned = False
 
     def _count(self, name: str, element: Any = None) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
@@ -448,6 +456,14 @@ class FakeAdapter:
     def child_total(self, element: Any) -> int | None:
         self._count("child_total", element)
         return element.total_children
+
+    def structure_version(self) -> int | None:
+        self._count("structure_version")
+        return STRUCTURE_CHANGES[0] if self.versioned else None
+
+    def watch_structure(self, element: Any) -> bool:
+        self._count("watch_structure", element)
+        return self.versioned
 
     def error_identity(self, error: BaseException) -> tuple[str, str]:
         return type(error).__name__, str(error)

@@ -417,6 +417,21 @@ class ToolkitAdapter(Protocol):
         children; this is the total. None when ``children`` is complete.
         """
 
+    def structure_version(self) -> int | None:
+        """A number that changes whenever a watched container gains or loses a child; None if unknown.
+
+        The engine keeps its name index (``engine/name_index.py``) while this
+        stays the same. An adapter that cannot count changes answers None.
+        """
+
+    def watch_structure(self, element: Any) -> bool:
+        """Count ``element``'s child-added and child-removed events from now on (once per element).
+
+        Called as the name index walk meets each element. False if a change
+        of this element's children could go uncounted (the engine then keeps
+        the index only ``census_ttl`` seconds).
+        """
+
     def error_identity(self, error: BaseException) -> tuple[str, str]:
         """(type name, message) of an exception a read raised, unwrapping the toolkit's wrappers."""
 

@@ -29,7 +29,13 @@ class ProbeSettings(BaseModel):
     max_cursors: int = Field(default=256, ge=1)
     max_tree_nodes: int = Field(default=5000, ge=1, le=5000)
     census_ttl: float = Field(default=1.0, ge=0)
-    """Seconds the app-wide count of element names (for generated locators) is reused."""
+    """Seconds the app-wide index of element names is reused when the toolkit cannot tell of tree changes."""
+    ui_slice: float = Field(default=0.004, ge=0, le=1)
+    """Seconds long work (a big tree) holds the UI thread before letting it go; 0 holds it for the whole work."""
+    slice_attempts: int = Field(default=3, ge=1, le=10)
+    """Times sliced work starts again when the tree changes between slices, before it is done in one hop."""
+    name_index_ttl: float = Field(default=30.0, ge=0)
+    """Seconds at most the name index is reused when the toolkit tells of tree changes (engine/name_index.py)."""
     require_token: bool = True
     """HTTP server: every request must carry ``Authorization: Bearer <token>``."""
     check_thread_affinity: bool = False

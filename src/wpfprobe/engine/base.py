@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections import Counter
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Generator
 from typing import Any, TypeVar, cast
 
 from wpfprobe.core.errors import NodeNotFoundError, ProbeError
@@ -16,6 +16,8 @@ from wpfprobe.core.redaction import Redactor
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.cursors import CursorStore
 from wpfprobe.engine.hop import Hop
+from wpfprobe.engine.locating import run_whole
+from wpfprobe.engine.name_index import NameIndex
 
 T = TypeVar("T")
 
@@ -49,12 +51,87 @@ class EngineBase:
         self.app_id = f"{slug(self.app_name)}-{os.getpid()}"
         self.same = same or (lambda a, b: a is b)
         self.cursors = CursorStore(ttl=self.settings.cursor_ttl, max_snapshots=self.settings.max_cursors)
-        # Written only on the UI thread, replaced whole: (when, counts).
-        self.census_cache: tuple[float, Counter[tuple[str, str]]] | None = None
+        # Written only on the UI thread, replaced whole.
+        self.name_index: NameIndex | None = None
 
     def hop(self, fn: Callable[[Hop], T]) -> T:
         """Run ``fn`` on the UI thread with a fresh ``Hop``: one hop per request (invariant 2)."""
         return self.ui.run(lambda: fn(Hop(self)), timeout=self.settings.ui_timeout)
+
+    def sliced(self, start: Callable[[Hop], Generator[None, None, T]]) -> T:
+        """Long work in slices of ``settings.ui_slice`` seconds on the UI thread, letting it go between them.
+
+        Each slice is its own post to the UI thread (nothing waits on it: the
+        caller's thread does the waiting), so the app paints and takes input
+        between slices. The work is consistent only if the tree's structure
+        did not change between slices: the adapter's ``structure_version`` is
+        read before each slice, and a change starts the work again, up to
+        ``slice_attempts`` times; after that (or where the adapter cannot count
+        changes, or slicing is off) it is done in one hop, as before. So a
+        result is never a mix of two trees, and needs no ``stale`` mark.
+        """
+        budget = self.settings.ui_slice
+        if budget <= 0:
+            return self.hop(lambda h: run_whole(start(h)))
+        for _attempt in range(self.settings.slice_attempts):
+            state: dict[str, Any] = {}
+
+            def step(state: dict[str, Any] = state) -> tuple[str, Any]:
+                hop = state.get("hop")
+                if hop is None:
+                    hop = state["hop"] = Hop(self)
+                    state["version"] = self.adapter.structure_version()
+                    if state["version"] is None:
+                        return "whole", run_whole(start(hop))
+                    state["steps"] = self._index_then(hop, start)
+                elif self.adapter.structure_version() != state["version"]:
+                    return "changed", None
+                hop.slice_deadline = time.perf_counter() + budget
+                try:
+                    next(state["steps"])
+                except StopIteration as done:
+                    return "done", done.value
+                return "more", None
+
+            status, value = "more", None
+            try:
+                while status == "more":
+                    status, value = self.ui.run(step, timeout=self.settings.ui_timeout)
+            finally:
+                # An error's traceback keeps this frame: it must not keep the hop and what it read
+                # alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).
+                state.clear()
+            if status != "changed":
+                return cast(T, value)
+        return self.hop(lambda h: run_whole(start(h)))
+
+    def indexed_hop(self, fn: Callable[[Hop], T]) -> T:
+        """``hop(fn)`` after making the name index current in slices (``fn`` itself is one slice).
+
+        For a short read that resolves or names elements: a rebuild of the
+        index (after a change, or every ``name_index_ttl``) is a whole-app walk,
+        and would otherwise be one hold.
+        """
+
+        def steps(h: Hop) -> Generator[None, None, T]:
+            h.slice_deadline = None  # fn runs whole, in the slice that finishes the index
+            return fn(h)
+            yield  # a generator: sliced() drives it
+
+        return self.sliced(steps)
+
+    @staticmethod
+    def _index_then(hop: Hop, start: Callable[[Hop], Generator[None, None, T]]) -> Generator[None, None, T]:
+        """The name index made current (in slices: a rebuild is a whole-app walk), then the work.
+
+        The index walk watches every container it meets, so from then on a change
+        between slices is counted. Where some container could not be watched (the
+        index has no version), the rest is done without letting the UI thread go.
+        """
+        index = yield from hop.name_index_steps()
+        if index.version is None:
+            hop.slice_deadline = None
+        return (yield from start(hop))
 
     def paged(
         self,
@@ -63,7 +140,7 @@ class EngineBase:
         scope: str,
         cursor: str | None,
         take: int,
-        list_all: Callable[[Hop], list[tuple[str, Any]]],
+        list_all: Callable[[Hop], list[tuple[str, Any]] | Generator[None, None, list[tuple[str, Any]]]],
         project: Callable[[Hop, Any], dict[str, Any]],
         model: type[Any],
         key_is_value: bool = True,
@@ -107,16 +184,20 @@ class EngineBase:
                 error_count=_errors(items),
             )
 
-        def read_first(h: Hop) -> tuple[list[str], list[dict[str, Any]]]:
-            pairs = list_all(h)
+        def read_first(h: Hop) -> Generator[None, None, tuple[list[str], list[dict[str, Any]]]]:
+            listed = list_all(h)
+            # A list_all that is a generator (a whole-app walk) is taken in slices.
+            pairs = (yield from listed) if isinstance(listed, Generator) else listed
             first = []
             for _key, value in pairs[:take]:
+                if h.slice_due():
+                    yield
                 item = project(h, value)
                 if item:
                     first.append(item)
             return [k for k, _ in pairs], first
 
-        keys_all, items = self.hop(read_first)
+        keys_all, items = self.sliced(read_first)
         sid = self.cursors.save(kind, scope, keys_all)
         next_cursor = self.cursors.cursor_for(sid, take, kind, scope) if take < len(keys_all) else None
         return Page[model](  # type: ignore[valid-type]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from wpfprobe.core.app_events import AppEvents
@@ -118,11 +118,11 @@ class Engine(WhyQueries):
         props = check_property_names(include_properties)
         cap = self.settings.max_tree_nodes
 
-        def read(h: Hop) -> tuple[dict[str, Any], bool, int]:
+        def read(h: Hop) -> Generator[None, None, tuple[dict[str, Any], bool, int]]:
             root = h.resolve(target) if target is not None else h.main_window()
-            return h.snapshot(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap)
+            return (yield from h.snapshot_steps(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap))
 
-        root, truncated, count = self.hop(read)
+        root, truncated, count = self.sliced(read)
         return Tree(
             root=Node.model_validate(root),
             tree_type=tree_type,
@@ -198,9 +198,9 @@ class Engine(WhyQueries):
         def read(h: Hop) -> dict[str, Any]:
             scope = [h.resolve(root)] if root is not None else h.adapter.roots()
             if parsed is None:
-                matches = h.select_compound(scope, criteria or Compound(), tree_type=tree)
+                matches = h.select_compound(scope, criteria or Compound(), tree_type=tree, app_wide=root is None)
             else:
-                matches = h.evaluate(parsed, scope, tree_type=tree)
+                matches = h.evaluate(parsed, scope, tree_type=tree, app_wide=root is None)
                 if criteria is not None:
                     matches = [m for m in matches if h.matches(m, criteria)]
             results = [{"node": h.project(el, tree_type=tree), "path": h.path_of(el)} for el in matches[:max_results]]
@@ -211,7 +211,7 @@ class Engine(WhyQueries):
                 "errorCount": len(h.faults) or None,
             }
 
-        return FindResults.model_validate(self.hop(read))
+        return FindResults.model_validate(self.indexed_hop(read))
 
     def count(self, target: Target) -> int:
         return self.hop(lambda h: len(h.resolve_all(target)))
@@ -221,7 +221,7 @@ class Engine(WhyQueries):
         return self.hop(lambda h: [h.id(el) for el in h.resolve_all(target)])
 
     def node(self, target: Target) -> Node:
-        return Node.model_validate(self.hop(lambda h: h.project(h.resolve(target))))
+        return Node.model_validate(self.indexed_hop(lambda h: h.project(h.resolve(target))))
 
     def inspect(self, target: Target) -> ElementInfo:
         def read(h: Hop) -> dict[str, Any]:
@@ -259,10 +259,12 @@ class Engine(WhyQueries):
         defaults = bool(filter) if include_defaults is None else bool(include_defaults)
         scope = f"props:{target.describe()}:{filter or ''}:{category or ''}:{int(defaults)}"
 
-        def list_all(h: Hop) -> list[tuple[str, Any]]:
+        def list_all(h: Hop) -> Generator[None, None, list[tuple[str, Any]]]:
             el = h.resolve(target)
             rows = []
             for prop in sorted(h.adapter.properties(el), key=lambda p: p.name.lower()):
+                if h.slice_due():
+                    yield  # a getter may be slow (an app's own): let the UI thread go between rows
                 if filter and filter.lower() not in prop.name.lower():
                     continue
                 if category and (prop.category or "").lower() != category.lower():

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import Any
 
 from wpfprobe.core.models import Rect
 from wpfprobe.core.protocol import PlainValue, TreeType
 from wpfprobe.core.redaction import REDACTED
-from wpfprobe.engine.locating import Loc
+from wpfprobe.engine.locating import Loc, run_whole
 from wpfprobe.engine.locators import LOGICAL_PREFIX
 from wpfprobe.engine.resolving import Resolver
 
@@ -73,7 +73,16 @@ class Hop(Resolver):
     def snapshot(
         self, root: Any, *, max_depth: int, tree_type: TreeType, props: Sequence[str], cap: int
     ) -> tuple[dict[str, Any], bool, int]:
-        """Breadth first, so the node cap cuts whole levels, not one deep branch."""
+        """Breadth first, so the node cap cuts whole levels, not one deep branch; in this hop."""
+        return run_whole(self.snapshot_steps(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap))
+
+    def snapshot_steps(
+        self, root: Any, *, max_depth: int, tree_type: TreeType, props: Sequence[str], cap: int
+    ) -> Generator[None, None, tuple[dict[str, Any], bool, int]]:
+        """``snapshot`` as slices: it yields whenever ``slice_due()`` says the UI thread should be let go.
+
+        The caller resumes it on the UI thread (``EngineBase.sliced``); it returns the snapshot.
+        """
         root_loc = self.locator_parts(root)
         # A visual child's path extends its parent's, unless the parent's own path is a logical one.
         use_paths = tree_type == "visual" and not root_loc.path.startswith(LOGICAL_PREFIX)
@@ -92,6 +101,8 @@ class Hop(Resolver):
             children: list[dict[str, Any]] = []
             per_type: Counter[str] = Counter()
             for kid in kids:
+                if self.slice_due():
+                    yield  # the listed kids stay valid: a change meanwhile makes the caller start again
                 if count >= cap:
                     node["childrenTruncated"] = True
                     truncated = True

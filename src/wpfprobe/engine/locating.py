@@ -13,14 +13,27 @@ element that does not list it.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from wpfprobe.core.protocol import Naming, TreeType
 from wpfprobe.engine.locators import LOGICAL_PREFIX, format_segment
+from wpfprobe.engine.name_index import NameIndex
 from wpfprobe.engine.reading import HopHost, Reader
+
+T = TypeVar("T")
+
+
+def run_whole(steps: Generator[None, None, T]) -> T:
+    """Run a sliced piece of work to its end without letting go of the UI thread."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast("T", done.value)
+
 
 #: How far up a tree a locator's walk goes at most: a guard against a parent cycle.
 MAX_PATH_DEPTH = 1000
@@ -41,9 +54,10 @@ class Locating(Reader):
 
     def __init__(self, engine: HopHost) -> None:
         super().__init__(engine)
-        self._census: Counter[tuple[str, str]] | None = None
-        #: The census was counted in this hop (not taken from the cache).
+        #: The name index was built in this hop (not kept from an earlier one).
         self._census_fresh = False
+        #: The kept name index was found current in this hop.
+        self._index_checked = False
         self._logical_census: Counter[tuple[str, str]] | None = None
         # Per tree: node id -> its Loc (logical ones without the prefix, added on the way out).
         self._locs: dict[TreeType, dict[str, Loc]] = {"visual": {}, "logical": {}}
@@ -55,26 +69,77 @@ class Locating(Reader):
     def census(self, tree_type: TreeType = "visual") -> Counter[tuple[str, str]]:
         """How many elements answer to each (type, #key) in a tree: a key is unique if 1.
 
-        It takes a walk of the whole app. The visual one is kept for a second
-        across hops (``census_ttl``); the logical one, needed only for elements
-        outside the visual tree, for this hop. A stale count is safe: a locator
-        is re-resolved on every use, and a name that became ambiguous meanwhile
-        is reported as LOCATOR_AMBIGUOUS.
+        The visual one comes from the app-wide name index (``name_index.py``),
+        kept across hops while the tree is known not to have changed; the
+        logical one, needed only for elements outside the visual tree, is
+        counted for this hop. A stale count is safe: a locator is re-resolved
+        on every use, and a name that became ambiguous meanwhile is reported
+        as LOCATOR_AMBIGUOUS.
         """
         if tree_type == "logical":
             if self._logical_census is None:
                 self._logical_census = self._count_keys("logical")
             return self._logical_census
-        if self._census is None:
-            cached = self.engine.census_cache
-            ttl = self.engine.settings.census_ttl
-            if cached is not None and time.monotonic() - cached[0] < ttl:
-                self._census = cached[1]
-                return self._census
-            self._census = self._count_keys("visual")
-            self._census_fresh = True
-            self.engine.census_cache = (time.monotonic(), self._census)
-        return self._census
+        return self.name_index().counts
+
+    def name_index(self, *, rebuild: bool = False) -> NameIndex:
+        """The app-wide name index: the kept one if still current, else a new one from one walk.
+
+        ``rebuild`` asks for a new one (a repair), at most once per hop.
+        """
+        return run_whole(self.name_index_steps(rebuild=rebuild))
+
+    def name_index_steps(self, *, rebuild: bool = False) -> Generator[None, None, NameIndex]:
+        """``name_index`` as slices: a rebuild's walk yields when ``slice_due()`` (see EngineBase.sliced)."""
+        index = self.engine.name_index
+        if index is not None and (self._census_fresh or (self._index_checked and not rebuild)):
+            return index  # checked (or built) once in this hop: a hop does not change the tree
+        roots = self.adapter.roots()
+        root_ids = tuple(self.id(r) for r in roots)
+        settings = self.engine.settings
+        if (
+            not rebuild
+            and index is not None
+            and (self._census_fresh or index.is_current(
+                self.adapter.structure_version(), root_ids,
+                ttl=settings.name_index_ttl, census_ttl=settings.census_ttl,
+            ))
+        ):  # fmt: skip
+            self._index_checked = True
+            return index
+        index = yield from self._build_index(roots, root_ids)
+        self.engine.name_index = index
+        self._census_fresh = True
+        return index
+
+    def _build_index(self, roots: list[Any], root_ids: tuple[str, ...]) -> Generator[None, None, NameIndex]:
+        watched = True
+        entries: list[tuple[str, str, set[str]]] = []
+        # Document order (pre-order, children left to right), as a walk of the scope meets them.
+        stack = list(reversed(roots))
+        while stack:
+            if self.slice_due():
+                yield  # a container already met is watched: a change to it meanwhile is counted
+            el = stack.pop()
+            if not self._watch(el):
+                watched = False
+            n = self.naming_of(el)
+            keys = {k for k in (n.name, n.automation_id) if k}
+            if keys:
+                entries.append((self.id(el), n.type_name, keys))
+            stack.extend(reversed(self.children_of(el, "visual")))
+        # Read after the walk: the walk itself changes nothing, and containers met on the way are watched now.
+        version = self.adapter.structure_version() if watched else None
+        index = NameIndex(version=version, roots=root_ids)
+        for node_id, type_name, keys in entries:
+            index.add(node_id, type_name, keys)
+        return index
+
+    def _watch(self, el: Any) -> bool:
+        try:
+            return self.adapter.watch_structure(el)
+        except Exception:  # noqa: BLE001 - an element that cannot be watched only makes the index short-lived
+            return False
 
     def _count_keys(self, tree_type: TreeType) -> Counter[tuple[str, str]]:
         counts: Counter[tuple[str, str]] = Counter()
@@ -93,11 +158,9 @@ class Locating(Reader):
                 continue
             count = self.census(tree_type)[(naming.type_name.lower(), key)]
             if count == 0 and tree_type == "visual" and not self._census_fresh:
-                # The element is right here, so a census that never saw it is stale (it
-                # was kept from before the element appeared): count again, once per hop.
-                self._census = None
-                self.engine.census_cache = None
-                count = self.census(tree_type)[(naming.type_name.lower(), key)]
+                # The element is right here, so an index that never saw it is stale (it
+                # was kept from before the element appeared): walk again, once per hop.
+                count = self.name_index(rebuild=True).counts[(naming.type_name.lower(), key)]
             if count == 1:
                 return key
         return None

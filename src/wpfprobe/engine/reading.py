@@ -7,7 +7,7 @@ projection in ``hop``), and every method runs ON the UI thread.
 
 from __future__ import annotations
 
-from collections import Counter
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -25,6 +25,7 @@ from wpfprobe.core.protocol import (
 from wpfprobe.core.redaction import REDACTED, Redactor
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.matching import MISSING, STATE_ALIASES, Missing
+from wpfprobe.engine.name_index import NameIndex
 
 
 class HopHost(Protocol):
@@ -35,8 +36,8 @@ class HopHost(Protocol):
     redactor: Redactor
     settings: ProbeSettings
     same: Callable[[Any, Any], bool]
-    #: The app-wide name census, kept for ``settings.census_ttl`` across hops: (when, counts).
-    census_cache: tuple[float, Counter[tuple[str, str]]] | None
+    #: The app-wide index of names and automation ids, kept across hops (``name_index.py``).
+    name_index: NameIndex | None
 
 
 # Sources that mean "nobody set this": hidden unless include_defaults is asked for.
@@ -75,6 +76,12 @@ class Reader:
         self._memo: dict[Any, Any] = {}
         #: node id -> failed reads of that element: [(read, type, message)], in order.
         self.faults: dict[str, list[tuple[str, str, str]]] = {}
+        #: perf_counter() time at which sliced work should yield the UI thread; None: never.
+        self.slice_deadline: float | None = None
+
+    def slice_due(self) -> bool:
+        """Whether sliced work has had its share of the UI thread for now."""
+        return self.slice_deadline is not None and time.perf_counter() >= self.slice_deadline
 
     # -- fault isolation ---------------------------------------------------
     def fault(self, el: Any, read: str, error: Exception) -> None:

@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from wpfprobe.core.errors import LocatorAmbiguousError, LocatorNotFoundError
 from wpfprobe.core.protocol import Naming, TreeType
-from wpfprobe.engine.locating import Locating
+from wpfprobe.engine.locating import MAX_PATH_DEPTH, Locating
 from wpfprobe.engine.locators import Compound, PathLocator, Selector, parse_locator
 from wpfprobe.engine.matching import pick_nth, tests_text, value_matches
 from wpfprobe.engine.target import Target
 
 MAX_CANDIDATES_LISTED = 10
+
+
+def index_key(compound: Compound) -> str | None:
+    """The name or automation id every match of ``compound`` must have, if it names one exactly."""
+    if compound.ident is not None:
+        return compound.ident
+    for attr in compound.attrs:
+        if (
+            attr.name.lower() in ("name", "automationid")
+            and attr.op == "equals"
+            and not attr.ignore_case
+            and attr.value
+        ):
+            return attr.value
+    return None
 
 
 class Resolver(Locating):
@@ -50,7 +65,7 @@ class Resolver(Locating):
         else:
             first, *rest = target.locators
             loc = parse_locator(first)
-            matches = self.evaluate(loc, self.adapter.roots(), tree_type=loc.tree_type)
+            matches = self.evaluate(loc, self.adapter.roots(), tree_type=loc.tree_type, app_wide=True)
             for i, text in enumerate(rest):
                 # Each further locator searches inside the one element found so far.
                 parent = self._one(matches, " >> ".join(target.locators[: i + 1]))
@@ -65,14 +80,23 @@ class Resolver(Locating):
         return matches
 
     def evaluate(
-        self, loc: Selector | PathLocator, scope: list[Any], *, tree_type: TreeType, anchored: Any = None
+        self,
+        loc: Selector | PathLocator,
+        scope: list[Any],
+        *,
+        tree_type: TreeType,
+        anchored: Any = None,
+        app_wide: bool = False,
     ) -> list[Any]:
+        """Elements ``loc`` finds in ``scope``; ``app_wide`` says the scope is every window (the index may answer)."""
         if isinstance(loc, PathLocator):
-            return self.evaluate_path(loc, scope if anchored is None else [anchored], relative=anchored is not None)
+            return self.evaluate_path(
+                loc, scope if anchored is None else [anchored], relative=anchored is not None, app_wide=app_wide
+            )
         matches: list[Any] = []
         for i, (combinator, compound) in enumerate(loc.steps):
             if i == 0:
-                found = self.select_compound(scope, compound, tree_type=tree_type, apply_nth=False)
+                found = self.select_compound(scope, compound, tree_type=tree_type, apply_nth=False, app_wide=app_wide)
             else:
                 found = []
                 # Two candidates may reach the same element (nested ancestors): keep it once, by node id,
@@ -97,13 +121,13 @@ class Resolver(Locating):
             matches = pick_nth(found, compound)
         return matches
 
-    def evaluate_path(self, loc: PathLocator, scope: list[Any], *, relative: bool) -> list[Any]:
+    def evaluate_path(self, loc: PathLocator, scope: list[Any], *, relative: bool, app_wide: bool = False) -> list[Any]:
         tree = loc.tree_type
         first, rest = loc.segments[0], loc.segments[1:]
         if first.ident is not None and not relative:
             # A named first segment anchors anywhere in the app, like a selector.
             compound = Compound(type_name=first.type_name, ident=first.ident)
-            current = self.select_compound(scope, compound, tree_type=tree)
+            current = self.select_compound(scope, compound, tree_type=tree, app_wide=app_wide)
             if first.index is not None:
                 current = current[first.index : first.index + 1]
             elif len(current) > 1:
@@ -128,10 +152,61 @@ class Resolver(Locating):
         return hits[index : index + 1]
 
     def select_compound(
-        self, scope: list[Any], compound: Compound, *, tree_type: TreeType, apply_nth: bool = True
+        self,
+        scope: list[Any],
+        compound: Compound,
+        *,
+        tree_type: TreeType,
+        apply_nth: bool = True,
+        app_wide: bool = False,
     ) -> list[Any]:
-        found = [el for el in self.walk(scope, tree_type) if self.matches(el, compound)]
+        """Elements of ``scope`` and below matching ``compound``, in document order.
+
+        Over the whole app (``app_wide``) a compound that names a key (``#key``,
+        ``[name=...]``, ``[automationId=...]``) is answered from the name index.
+        """
+        key = index_key(compound) if app_wide and tree_type == "visual" else None
+        if key is not None:
+            found = self.indexed(key, compound)
+        else:
+            found = [el for el in self.walk(scope, tree_type) if self.matches(el, compound)]
         return pick_nth(found, compound) if apply_nth else found
+
+    def indexed(self, key: str, compound: Compound) -> list[Any]:
+        """The elements answering to ``key`` and ``compound`` now, from the name index.
+
+        Every hit is checked against the live element (alive, still matching,
+        still under a window); when none passes, the index may have missed a
+        change the toolkit did not tell of (a name set at run time), so it is
+        rebuilt and asked once more: a stale index costs a walk, never a wrong answer.
+        """
+        index = self.name_index()
+        hits = self._valid_hits(index.by_key.get(key, ()), compound, index.roots)
+        if not hits and not self._census_fresh:
+            index = self.name_index(rebuild=True)
+            hits = self._valid_hits(index.by_key.get(key, ()), compound, index.roots)
+        return hits
+
+    def _valid_hits(self, node_ids: Iterable[str], compound: Compound, roots: tuple[str, ...]) -> list[Any]:
+        hits = []
+        for node_id in node_ids:
+            self.scanned += 1
+            el = self.objects.get(node_id)
+            if el is None or not self.adapter.is_alive(el) or not self.matches(el, compound):
+                continue
+            if self._under_a_window(el, roots):
+                hits.append(el)
+        return hits
+
+    def _under_a_window(self, el: Any, roots: tuple[str, ...]) -> bool:
+        """Whether ``el``'s visual parents lead to one of the windows (it was not taken out of the tree)."""
+        for _ in range(MAX_PATH_DEPTH):
+            if self.id(el) in roots:
+                return True
+            el = self.parent_of(el, "visual")
+            if el is None:
+                return False
+        return False
 
     def walk(self, scope: list[Any], tree_type: TreeType) -> Iterator[Any]:
         stack = list(reversed(scope))

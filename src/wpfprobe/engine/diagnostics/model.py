@@ -75,6 +75,10 @@ class Context:
         self._texts: dict[int, str | None] = {}
         self._tab_orders: dict[int, tuple[list[int], dict[int, int]]] = {}
 
+    def pause(self) -> bool:
+        """Whether a provider should yield a pause (None) now: its slice of the UI thread is used up."""
+        return self.h.slice_due()
+
     def text(self, i: int) -> str | None:
         """The element's visible text, redacted as everywhere else (the engine's reader)."""
         if i not in self._texts:
@@ -138,7 +142,8 @@ class Provider:
     name: str
     toolkits: frozenset[str]
     summary: str
-    run: Callable[[Context], Iterator[Raw]]
+    #: The findings; a None among them is a pause, where a slice may end (it is no finding).
+    run: Callable[[Context], Iterator[Raw | None]]
     #: Reads ``diagnostic_facts`` for every element (the binding providers do not).
     needs_facts: bool = True
 

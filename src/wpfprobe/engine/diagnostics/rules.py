@@ -35,11 +35,13 @@ from wpfprobe.engine.diagnostics.model import (
 # -- the providers -------------------------------------------------------------------
 
 
-def _binding_errors(ctx: Context) -> Iterator[Raw]:
+def _binding_errors(ctx: Context) -> Iterator[Raw | None]:
     read = getattr(ctx.h.adapter, "binding_errors", None)
     if read is None:
         return
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         i = item.index
         for record in read(item.el):
             prop = record.property_name
@@ -61,12 +63,14 @@ def _binding_errors(ctx: Context) -> Iterator[Raw]:
             )  # fmt: skip
 
 
-def _null_datacontext(ctx: Context) -> Iterator[Raw]:
+def _null_datacontext(ctx: Context) -> Iterator[Raw | None]:
     read = getattr(ctx.h.adapter, "bindings", None)
     if read is None:
         return
     read_errors = getattr(ctx.h.adapter, "binding_errors", None)
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         no_context: list[str] = []
         no_current: list[str] = []
         paths: list[str] = []
@@ -123,8 +127,10 @@ def _null_datacontext(ctx: Context) -> Iterator[Raw]:
         )  # fmt: skip
 
 
-def _unresolved_dynamic_resource(ctx: Context) -> Iterator[Raw]:
+def _unresolved_dynamic_resource(ctx: Context) -> Iterator[Raw | None]:
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         for prop, key in item.facts.unresolved_resources:
             yield Raw(
                 item.index, "unresolved-dynamic-resource", "warning",
@@ -145,8 +151,10 @@ _VIRTUALIZE_HINT = {
 }
 
 
-def _non_virtualized_items(ctx: Context) -> Iterator[Raw]:
+def _non_virtualized_items(ctx: Context) -> Iterator[Raw | None]:
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         f = item.facts
         if f.item_count is None or f.virtualized is not False or f.item_count < LARGE_ITEM_COUNT:
             continue
@@ -159,8 +167,10 @@ def _non_virtualized_items(ctx: Context) -> Iterator[Raw]:
         )  # fmt: skip
 
 
-def _zero_size(ctx: Context) -> Iterator[Raw]:
+def _zero_size(ctx: Context) -> Iterator[Raw | None]:
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         f = item.facts
         b = f.bounds
         if not item.visible or item.template_part or f.zero_size_expected or b is None:
@@ -181,8 +191,10 @@ def _zero_size(ctx: Context) -> Iterator[Raw]:
         )  # fmt: skip
 
 
-def _clipped(ctx: Context) -> Iterator[Raw]:
+def _clipped(ctx: Context) -> Iterator[Raw | None]:
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         if item.parent is None or not item.visible or item.template_part:
             continue
         b = item.facts.bounds
@@ -228,8 +240,10 @@ def _clipped(ctx: Context) -> Iterator[Raw]:
             break
 
 
-def _text_truncated(ctx: Context) -> Iterator[Raw]:
+def _text_truncated(ctx: Context) -> Iterator[Raw | None]:
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         f = item.facts
         room, size, line, b = f.text_room, f.text_size, f.text_line, f.bounds
         if room is None or size is None or b is None or not item.visible or item.template_part or is_zero(b):
@@ -257,8 +271,10 @@ def _text_truncated(ctx: Context) -> Iterator[Raw]:
         )  # fmt: skip
 
 
-def _overlapping_siblings(ctx: Context) -> Iterator[Raw]:
+def _overlapping_siblings(ctx: Context) -> Iterator[Raw | None]:
     for parent in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         if not parent.facts.free_layout or not parent.visible or len(parent.children) < 2:
             continue
         boxes: list[tuple[int, Bounds]] = []
@@ -315,13 +331,15 @@ def _overlapping_siblings(ctx: Context) -> Iterator[Raw]:
             )  # fmt: skip
 
 
-def _tab_order(ctx: Context) -> Iterator[Raw]:
+def _tab_order(ctx: Context) -> Iterator[Raw | None]:
     # Whether Tab can reach into an element (its own tab stop, or a descendant's).
     reach = [False] * len(ctx.items)
     for item in reversed(ctx.items):
         if item.visible:
             reach[item.index] = item.facts.tab_stop or any(reach[c] for c in item.children)
     for parent in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         if not parent.visible:
             continue
         members = [
@@ -352,8 +370,10 @@ def _tab_order(ctx: Context) -> Iterator[Raw]:
             )  # fmt: skip
 
 
-def _unnamed_input(ctx: Context) -> Iterator[Raw]:
+def _unnamed_input(ctx: Context) -> Iterator[Raw | None]:
     for item in ctx.items:
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         f = item.facts
         if not f.is_input or not item.visible or f.has_accessible_name:
             continue

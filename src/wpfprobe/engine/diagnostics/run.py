@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
@@ -77,10 +77,12 @@ def run_diagnostics(
     run, not_applicable = applicable(names, toolkit)
     scope = f"diag:{target.describe() if target is not None else ''}:{','.join(names)}:{min_level}"
 
-    def list_all(h: Hop) -> list[tuple[str, Any]]:
-        raws = collect(h, target, [BY_NAME[n] for n in run], toolkit, floor)
+    def list_all(h: Hop) -> Generator[None, None, list[tuple[str, Any]]]:
+        raws = yield from collect(h, target, [BY_NAME[n] for n in run], toolkit, floor)
         pairs = []
         for raw, el in raws:
+            if h.slice_due():
+                yield
             node_id = h.id(el)
             key = json.dumps(
                 {"n": node_id, "p": raw.provider, "l": raw.level, "m": raw.message, "s": raw.suggestion,
@@ -122,8 +124,11 @@ def run_diagnostics(
 
 def collect(
     h: Hop, target: Target | None, providers: list[Provider], toolkit: str, floor: int
-) -> list[tuple[Raw, Any]]:
-    """Walk, run the providers, and return (finding, element) most severe first, then in tree order."""
+) -> Generator[None, None, list[tuple[Raw, Any]]]:
+    """Walk, run the providers, and return (finding, element) most severe first, then in tree order.
+
+    The walk yields between slices (``EngineBase.sliced``); the providers run in one slice.
+    """
     if not providers:
         return []
     if target is None:
@@ -134,7 +139,7 @@ def collect(
         while (up := h.parent_of(top, "visual")) is not None:
             top = up
         roots, keep = [top], el
-    items = walk(h, roots, facts=any(p.needs_facts for p in providers))
+    items = yield from walk(h, roots, facts=any(p.needs_facts for p in providers))
     lo, hi = 0, len(items)
     if keep is not None:
         found = next((it for it in items if h.same(it.el, keep)), None)
@@ -143,15 +148,18 @@ def collect(
         lo, hi = found.index, found.end
     ctx = Context(h, items, toolkit, frozenset(p.name for p in providers))
     order = {p.name: n for n, p in enumerate(PROVIDERS)}
-    raws = [
-        raw for p in providers for raw in p.run(ctx)
-        if LEVELS[raw.level] >= floor and lo <= raw.index < hi
-    ]  # fmt: skip
+    raws = []
+    for p in providers:
+        for raw in p.run(ctx):
+            if raw is None:
+                yield  # the provider paused: its slice is used up
+            elif LEVELS[raw.level] >= floor and lo <= raw.index < hi:
+                raws.append(raw)
     raws.sort(key=lambda r: (-LEVELS[r.level], r.index, order[r.provider]))
     return [(raw, items[raw.index].el) for raw in raws]
 
 
-def walk(h: Hop, roots: list[Any], *, facts: bool) -> list[Item]:
+def walk(h: Hop, roots: list[Any], *, facts: bool) -> Generator[None, None, list[Item]]:
     """Every element under ``roots`` in pre-order (the visual tree), with its facts.
 
     An element whose facts cannot be read is judged on what could be (a fault
@@ -162,6 +170,8 @@ def walk(h: Hop, roots: list[Any], *, facts: bool) -> list[Item]:
     items: list[Item] = []
     stack: list[tuple[Any, int | None]] = [(r, None) for r in reversed(roots)]
     while stack:
+        if h.slice_due():
+            yield
         el, parent = stack.pop()
         state = h.state_of(el)
         item = Item(

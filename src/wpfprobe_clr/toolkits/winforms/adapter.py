@@ -48,6 +48,7 @@ from wpfprobe_clr.toolkits.winforms import (
     diagnostics,
     items,
     properties,
+    structure,
     tree,
     ui_loop,
 )
@@ -70,6 +71,7 @@ class WinFormsAdapter:
         self._main: Any = form if type(form) is DerivedHandle else WeakReference(form)
         self._type_names = tree.TypeNames()
         self._kinds = KindTable()
+        self._structure = structure.StructureWatch()
 
     def _main_form(self) -> Any | None:
         if type(self._main) is DerivedHandle:
@@ -109,6 +111,12 @@ class WinFormsAdapter:
 
     def child_total(self, element: Any) -> int | None:
         return items.child_total(element)  # a grid lists the rows in view
+
+    def structure_version(self) -> int | None:
+        return self._structure.version()
+
+    def watch_structure(self, element: Any) -> bool:
+        return self._structure.watch(element)
 
     def error_identity(self, error: BaseException) -> tuple[str, str]:
         return exception_identity(error)

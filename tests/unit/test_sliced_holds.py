@@ -1,0 +1,119 @@
+"""Long work in slices (EngineBase.sliced): the UI thread is let go between slices, and a result is never a mix.
+
+On the fake toolkit with ``versioned`` on, child additions and removals are counted
+as the WinForms adapter counts ControlAdded/ControlRemoved.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_toolkit import FakeApp, FakeElement, harness
+
+from wpfprobe.core.settings import ProbeSettings
+
+TINY = 1e-9  # every slice check is due: one node per slice
+
+
+def _app(rows: int = 30) -> tuple[FakeApp, FakeElement]:
+    panel = FakeElement("Panel", "rows", children=[FakeElement("Button", f"b{i}", text=f"B{i}") for i in range(rows)])
+    return FakeApp(FakeElement("Window", "main", text="Main", children=[panel])), panel
+
+
+def _with(h: Any, **changes: Any) -> None:
+    h.engine.settings = h.engine.settings.model_copy(update=changes)
+
+
+def _names(tree: Any) -> list[str | None]:
+    out, stack = [], [tree.root]
+    while stack:
+        node = stack.pop(0)
+        out.append(node.name)
+        stack.extend(node.children or ())
+    return out
+
+
+def test_a_sliced_tree_lets_the_ui_thread_go_and_equals_the_tree_taken_in_one_hop() -> None:
+    app, _panel = _app()
+    with harness(app, ProbeSettings(ui_slice=0.0)) as h:
+        h.adapter.versioned = True
+        whole = h.engine.tree(max_depth=5)
+        _with(h, ui_slice=TINY)
+        before = h.ui.runs
+        sliced = h.engine.tree(max_depth=5)
+        assert h.ui.runs - before > 10, "the snapshot was taken in slices"
+        assert sliced.model_dump() == whole.model_dump()
+
+
+def test_a_change_between_slices_starts_the_snapshot_again() -> None:
+    app, panel = _app()
+    with harness(app, ProbeSettings(ui_slice=TINY)) as h:
+        h.adapter.versioned = True
+        original = h.ui.run
+        calls = {"n": 0}
+
+        def run(fn: Any, *, timeout: float | None = None) -> Any:
+            calls["n"] += 1
+            if calls["n"] == 5:  # between two slices of the first attempt, the app adds a control
+                original(lambda: panel.add(FakeElement("Button", "late", text="Late")))
+            return original(fn, timeout=timeout)
+
+        h.ui.run = run  # type: ignore[method-assign]
+        tree = h.engine.tree(max_depth=5)
+        names = _names(tree)
+        assert "late" in names, "the attempt that began before the change was dropped, not finished"
+        assert names.count("late") == 1 and len(names) == 2 + 31
+
+
+def test_a_tree_that_keeps_changing_is_taken_in_one_hop() -> None:
+    app, panel = _app(10)
+    with harness(app, ProbeSettings(ui_slice=TINY, slice_attempts=2)) as h:
+        h.adapter.versioned = True
+        original = h.ui.run
+        added = []
+
+        def run(fn: Any, *, timeout: float | None = None) -> Any:
+            if len(added) < 50:  # a change before every slice
+                added.append(original(lambda: panel.add(FakeElement("Label", text="x"))))
+            return original(fn, timeout=timeout)
+
+        h.ui.run = run  # type: ignore[method-assign]
+        tree = h.engine.tree(max_depth=5)
+        assert tree.returned_node_count == 2 + len(panel.children), "one consistent snapshot in the end"
+
+
+def test_an_adapter_that_cannot_count_changes_is_read_in_one_hop() -> None:
+    app, _panel = _app()
+    with harness(app, ProbeSettings(ui_slice=TINY)) as h:
+        before = h.ui.runs
+        h.engine.tree(max_depth=5)
+        assert h.ui.runs - before == 1
+
+
+def test_diagnostics_walk_the_app_in_slices_with_the_same_findings() -> None:
+    app, panel = _app()
+    panel.add(FakeElement("Button", "b0"))  # a duplicate name: a finding
+    with harness(app, ProbeSettings(ui_slice=0.0)) as h:
+        h.adapter.versioned = True
+        whole = h.engine.diagnostics(take=200)
+        _with(h, ui_slice=TINY)
+        before = h.ui.runs
+        sliced = h.engine.diagnostics(take=200)
+        assert h.ui.runs - before > 10, "the walk was taken in slices"
+        assert sliced.model_dump() == whole.model_dump()
+
+
+def test_the_name_index_walk_a_snapshot_needs_is_sliced_too() -> None:
+    """The index is rebuilt by a whole-app walk (after a change or its TTL): that walk was one hold."""
+    app, _panel = _app()
+    with harness(app, ProbeSettings(ui_slice=TINY)) as h:
+        h.adapter.versioned = True
+        h.engine.tree(max_depth=5)
+        kept = h.ui.runs
+        h.engine.tree(max_depth=5)
+        with_kept_index = h.ui.runs - kept
+        h.engine.name_index = None  # as after a change: the next snapshot walks the app for names first
+        before = h.ui.runs
+        tree = h.engine.tree(max_depth=5)
+        assert h.ui.runs - before >= with_kept_index + 30, "the index walk let the UI thread go between elements"
+        assert tree.root.children and tree.root.children[0].locator == "Panel#rows"
