@@ -1,6 +1,6 @@
 """How long each read tool freezes the app, measured from outside with a heartbeat.
 
-    python benchmarks/bench_heartbeat.py [--sizes 5000] [--repeat N] [--json PATH]
+    python benchmarks/bench_heartbeat.py [--sizes 5000] [--zoo ROWS,ITEMS] [--repeat N] [--json PATH]
 
 A heartbeat is posted to the UI thread every 2 ms from another thread; each
 beat records the time it ran on the UI thread. The longest gap between beats
@@ -27,9 +27,10 @@ import argparse
 import itertools
 import json
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sizes", default="5000", help="form sizes in controls, comma-separated")
     parser.add_argument("--repeat", type=int, default=5, help="measured runs per tool (after 1 warm-up)")
     parser.add_argument("--json", default=str(h.ROOT / "artifacts" / "bench_heartbeat.json"))
+    parser.add_argument(
+        "--zoo", metavar="ROWS,ITEMS", default=None,
+        help="also the widget zoo (examples/zoo_app.py) with this many grid rows and catalog items",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.zoo is not None:
+        try:
+            rows, items = (int(v) for v in args.zoo.split(","))
+        except ValueError:
+            parser.error("--zoo takes two integers: ROWS,ITEMS")
+        if rows < 0 or items < 0:
+            parser.error("--zoo takes counts of 0 or more")
+        args.zoo = (rows, items)
     try:
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
@@ -175,96 +188,134 @@ def measure(beat: Heartbeat, fn: Callable[[], Any], repeat: int) -> dict[str, An
 
 
 def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, beat: Heartbeat, size: int, repeat: int) -> dict[str, Any]:
-    import wpfprobe
-    from wpfprobe.mcp.text import tree_text
-
     h.note(f"[{size}] building and showing the form ...")
     form, _textbox, info, _ = h.show_form(loop, size)
     try:
-        probe = wpfprobe.attach(form, settings=wpfprobe.ProbeSettings(ui_timeout=UI_TIMEOUT))
-        form_id = probe.windows()[0].node_id
-        name = info.sample_textbox
-        by_locator = probe.locator(f"TextBox#{name}")
-        tools: dict[str, Callable[[], Any]] = {
-            f"tree(max_depth={MAX_DEPTH})": lambda: probe.tree(max_depth=MAX_DEPTH),
-            "children(form, take=50)": lambda: probe.children(form_id, take=50),
-            "find(name=...)": lambda: probe.find(name=name, max_results=20),
-            "locator TextBox#name .node()": lambda: by_locator.node(),
-            "properties(include_defaults, take=200)": lambda: by_locator.properties(include_defaults=True, take=200),
-            "bindings()": lambda: by_locator.bindings(),
-            "diagnostics(take=200)": lambda: probe.diagnostics(take=200),
-        }
-        results: dict[str, Any] = {}
-        for label, fn in tools.items():
-            h.note(f"[{size}] {label}")
-            results[label] = measure(beat, fn, repeat)
-        # Idle last: right after the form is shown the UI thread is still busy with it.
-        start = beat.now()
-        time.sleep(IDLE_SECONDS)
-        end = beat.now()
-        idle_gaps = beat.gaps_ms(beat.drain(), start, end)
-        idle_delays = beat.delays_ms(start, end)
-        results = {
-            "idle": {
-                "longest_gap_ms": round(max(idle_gaps), 2),
-                "p99_delay_ms": round(h.percentile(idle_delays, 0.99), 2),
-                "beats": len(idle_delays),
-            },
-            **results,
-        }
-
-        # UI-thread time per node against the bare walk, interleaved in this run.
-        tree_holds: list[float] = []
-        floor_holds: list[float] = []
-        nodes = floor_nodes = chars = 0
-        for i in range(repeat + 1):
-            with rec.op(f"tree n={size}") as span:
-                tree = probe.tree(max_depth=MAX_DEPTH)
-            floor = loop.call(lambda: h.floor_walk(form))
-            if i:
-                tree_holds.append(span.hold)
-                floor_holds.append(floor.hold)
-            nodes, floor_nodes = tree.returned_node_count, floor.result
-            chars = len(tree_text(tree))
-        # The .NET walk (walker.py), not yet used by tree(): what the same form costs read in .NET.
-        walker_holds: list[float] = []
-        walker_nodes = 0
-        try:
-            from wpfprobe_clr.toolkits.winforms import walker
-        except ImportError:
-            walker = None  # type: ignore[assignment]
-        if walker is not None:
-            for i in range(repeat + 1):
-                # On the UI thread: the walk into one string; the decoding needs no UI thread.
-                walked = loop.call(lambda: walker.walk_packed(form))
-                if i:
-                    walker_holds.append(walked.hold)
-                walker_nodes = len(walker.decode(walked.result))
-        tree_us = h.percentile(tree_holds, 0.5) * 1e6 / max(nodes, 1)
-        floor_us = h.percentile(floor_holds, 0.5) * 1e6 / max(floor_nodes, 1)
-        return {
-            "controls": size,
-            "tools": results,
-            "snapshot": {
-                "nodes": nodes,
-                "hold_us_per_node": round(tree_us, 2),
-                "floor_us_per_node": round(floor_us, 2),
-                "ratio": round(tree_us / floor_us, 2),
-                "walker_nodes": walker_nodes,
-                "walker_us_per_node": (
-                    round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1), 2) if walker_holds else None
-                ),
-                "walker_ratio": (
-                    round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1) / floor_us, 3)
-                    if walker_holds
-                    else None
-                ),
-                "text_chars": chars,
-                "text_chars_per_node": round(chars / max(nodes, 1), 1),
-            },
-        }
+        return {"controls": size, **bench_form(loop, rec, beat, form, info.sample_textbox, str(size), repeat)}
     finally:
         h.close_form(loop, form)
+
+
+def bench_zoo(
+    loop: h.UiLoop, rec: h.HoldRecorder, beat: Heartbeat, rows: int, items: int, repeat: int
+) -> dict[str, Any]:
+    """The widget zoo on the same UI thread: items (grid rows in view, list items) are nodes too."""
+    import importlib.util
+
+    h.note(f"[zoo] building and showing the zoo ({rows} rows, {items} items) ...")
+    spec = importlib.util.spec_from_file_location("zoo_app", h.ROOT / "examples" / "zoo_app.py")
+    assert spec is not None and spec.loader is not None
+    zoo_app = importlib.util.module_from_spec(spec)
+    sys.modules["zoo_app"] = zoo_app  # its dataclasses look their module up there
+    spec.loader.exec_module(zoo_app)
+    shown = threading.Event()
+
+    def make() -> Any:
+        zoo = zoo_app.build(rows=rows, items=items)
+        zoo.form.Shown += lambda sender, args: shown.set()
+        zoo.form.Show()
+        return zoo
+
+    zoo = loop.call(make).result
+    if not shown.wait(60):
+        raise h.BenchError("The widget zoo was not shown within 60 s.")
+    time.sleep(0.3)
+    loop.call(lambda: None)  # the paint messages queued by Show have run
+    try:
+        label = f"zoo {rows} rows, {items} items"
+        return {"controls": label, **bench_form(loop, rec, beat, zoo.form, "visitorBox", "zoo", repeat)}
+    finally:
+        for window in (zoo.find_window, zoo.documents_window, zoo.form):
+            h.close_form(loop, window)
+
+
+def bench_form(
+    loop: h.UiLoop, rec: h.HoldRecorder, beat: Heartbeat, form: Any, name: str, tag: str, repeat: int
+) -> dict[str, Any]:
+    """Each read tool's freezes, and the snapshot's cost per node, on a shown ``form``."""
+    import wpfprobe
+    from wpfprobe.mcp.text import tree_text
+
+    probe = wpfprobe.attach(form, settings=wpfprobe.ProbeSettings(ui_timeout=UI_TIMEOUT))
+    form_id = probe.windows()[0].node_id
+    by_locator = probe.locator(f"TextBox#{name}")
+    tools: dict[str, Callable[[], Any]] = {
+        f"tree(max_depth={MAX_DEPTH})": lambda: probe.tree(max_depth=MAX_DEPTH),
+        "children(form, take=50)": lambda: probe.children(form_id, take=50),
+        "find(name=...)": lambda: probe.find(name=name, max_results=20),
+        "locator TextBox#name .node()": lambda: by_locator.node(),
+        "properties(include_defaults, take=200)": lambda: by_locator.properties(include_defaults=True, take=200),
+        "bindings()": lambda: by_locator.bindings(),
+        "diagnostics(take=200)": lambda: probe.diagnostics(take=200),
+    }
+    results: dict[str, Any] = {}
+    for label, fn in tools.items():
+        h.note(f"[{tag}] {label}")
+        results[label] = measure(beat, fn, repeat)
+    # Idle last: right after the form is shown the UI thread is still busy with it.
+    start = beat.now()
+    time.sleep(IDLE_SECONDS)
+    end = beat.now()
+    idle_gaps = beat.gaps_ms(beat.drain(), start, end)
+    idle_delays = beat.delays_ms(start, end)
+    results = {
+        "idle": {
+            "longest_gap_ms": round(max(idle_gaps), 2),
+            "p99_delay_ms": round(h.percentile(idle_delays, 0.99), 2),
+            "beats": len(idle_delays),
+        },
+        **results,
+    }
+
+    # UI-thread time per node against the bare walk, interleaved in this run.
+    tree_holds: list[float] = []
+    floor_holds: list[float] = []
+    nodes = floor_nodes = chars = 0
+    for i in range(repeat + 1):
+        with rec.op(f"tree {tag}") as span:
+            tree = probe.tree(max_depth=MAX_DEPTH)
+        floor = loop.call(lambda: h.floor_walk(form))
+        if i:
+            tree_holds.append(span.hold)
+            floor_holds.append(floor.hold)
+        nodes, floor_nodes = tree.returned_node_count, floor.result
+        chars = len(tree_text(tree))
+    # The .NET walk (walker.py), not yet used by tree(): what the same form costs read in .NET.
+    walker_holds: list[float] = []
+    walker_nodes = 0
+    try:
+        from wpfprobe_clr.toolkits.winforms import walker
+    except ImportError:
+        walker = None  # type: ignore[assignment]
+    if walker is not None:
+        for i in range(repeat + 1):
+            # On the UI thread: the walk into one string; the decoding needs no UI thread.
+            walked = loop.call(lambda: walker.walk_packed(form))
+            if i:
+                walker_holds.append(walked.hold)
+            walker_nodes = len(walker.decode(walked.result))
+    tree_us = h.percentile(tree_holds, 0.5) * 1e6 / max(nodes, 1)
+    floor_us = h.percentile(floor_holds, 0.5) * 1e6 / max(floor_nodes, 1)
+    return {
+        "tools": results,
+        "snapshot": {
+            "nodes": nodes,
+            "hold_us_per_node": round(tree_us, 2),
+            "floor_us_per_node": round(floor_us, 2),
+            "ratio": round(tree_us / floor_us, 2),
+            "walker_nodes": walker_nodes,
+            "walker_us_per_node": (
+                round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1), 2) if walker_holds else None
+            ),
+            "walker_ratio": (
+                round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1) / floor_us, 3)
+                if walker_holds
+                else None
+            ),
+            "text_chars": chars,
+            "text_chars_per_node": round(chars / max(nodes, 1), 1),
+        },
+    }
 
 
 def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int) -> str:
@@ -275,7 +326,8 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int) 
         f"each tool runs, {repeat} runs after 1 warm-up",
     ]
     for r in results:
-        lines += ["", f"{r['controls']:,} controls"]
+        what = r["controls"]
+        lines += ["", f"{what:,} controls" if isinstance(what, int) else str(what)]
         rows = [("tool", "longest gap ms", "median of run maxima ms", "p99 beat delay ms")]
         for label, m in r["tools"].items():
             rows.append((
@@ -297,7 +349,7 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int) 
     return "\n".join(lines)
 
 
-def h_table(rows: list[tuple[str, ...]]) -> list[str]:
+def h_table(rows: Sequence[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     out = []
     for n, row in enumerate(rows):
@@ -321,10 +373,13 @@ def main(argv: list[str] | None = None) -> int:
         machine = h.machine_info(runtime, display)
         beat = Heartbeat(loop)
         results = [bench_size(loop, rec, beat, size, args.repeat) for size in args.sizes]
+        if args.zoo is not None:
+            rows, items = args.zoo
+            results.append(bench_zoo(loop, rec, beat, rows, items, args.repeat))
         report = {
             "benchmark": PROG,
             "machine": machine,
-            "settings": {"sizes": args.sizes, "repeat": args.repeat, "warmup": 1, "beat_ms": BEAT_MS},
+            "settings": {"sizes": args.sizes, "zoo": args.zoo, "repeat": args.repeat, "warmup": 1, "beat_ms": BEAT_MS},
             "results": results,
             "load_average_at_end": h.loadavg(),
         }
