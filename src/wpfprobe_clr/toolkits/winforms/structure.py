@@ -8,11 +8,13 @@ expression (``net.expr``): it adds one to a counter in .NET, so a change in
 the app never calls into Python and an idle probe costs the UI thread
 nothing. The engine compares the counter before trusting its index.
 
+A control whose class is written in Python is met as a ``DerivedHandle``:
+it is hooked and remembered through .NET-side code (``net.derived.invoke``,
+``net.bridge.table_*``), so the object never crosses into Python.
+
 Not counted, and so left to the engine's validation of every hit (see
-``wpfprobe/engine/name_index.py``): a Name set at run time, items added to a
-list, grid, tree view or old-style menu (their collections have no event),
-and the children of a control whose class is written in Python (it is met
-as a ``DerivedHandle``; hooking it would hand it to Python).
+``wpfprobe/engine/name_index.py``): a Name set at run time, and items added
+to a list, grid, tree view or old-style menu (their collections have no event).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 import clr
-from System import Array, Int32, Object
+from System import Array, Int32, Object, String
+from System.Reflection import EventInfo
 from System.Runtime.CompilerServices import ConditionalWeakTable
 from System.Windows.Forms import (
     Control,
@@ -32,11 +35,12 @@ from System.Windows.Forms import (
     ToolStripItemEventHandler,
 )
 
-from wpfprobe_clr.net import expr
+from wpfprobe_clr.net import bridge, derived, expr
 from wpfprobe_clr.net.derived import DerivedHandle
 
 _CONTROL_EVENTS = (clr.GetClrType(Control).GetEvent("ControlAdded"), clr.GetClrType(Control).GetEvent("ControlRemoved"))
 _ITEM_EVENTS = (clr.GetClrType(ToolStrip).GetEvent("ItemAdded"), clr.GetClrType(ToolStrip).GetEvent("ItemRemoved"))
+_ADD_HANDLER = clr.GetClrType(EventInfo).GetMethod("AddEventHandler")
 
 
 class StructureWatch:
@@ -45,6 +49,8 @@ class StructureWatch:
     def __init__(self) -> None:
         self._counter = Array.CreateInstance(Int32, 1)
         self._watched = ConditionalWeakTable[Object, Object]()
+        # Python-defined controls, keyed in .NET by the object their handle holds.
+        self._watched_derived = ConditionalWeakTable[Object, String]()
         self._on_control = self._counting(ControlEventHandler, ControlEventArgs)
         self._on_item = self._counting(ToolStripItemEventHandler, ToolStripItemEventArgs)
 
@@ -63,7 +69,7 @@ class StructureWatch:
     def watch(self, element: Any) -> bool:
         """Hook ``element``'s child events once; False if its children can change without one."""
         if type(element) is DerivedHandle:
-            return False
+            return self._watch_derived(element)
         if not isinstance(element, (Control, ToolStripDropDownItem)):
             return True  # an item (ItemRef) or a menu: validated on use, see the module doc
         found, _ = self._watched.TryGetValue(element)
@@ -76,6 +82,19 @@ class StructureWatch:
         elif element.HasDropDownItems:  # reading DropDown makes one: only where there are items
             self._hook(element.DropDown, _ITEM_EVENTS, self._on_item)
         self._watched.Add(element, None)
+        return True
+
+    def _watch_derived(self, element: DerivedHandle) -> bool:
+        if not element.is_a(Control):
+            return True  # a Python-defined component that is no control holds no children we walk
+        if bridge.table_find(self._watched_derived, element.ref) is not None:
+            return True
+        hooks = [(event, self._on_control) for event in _CONTROL_EVENTS]
+        if element.is_a(ToolStrip):
+            hooks += [(event, self._on_item) for event in _ITEM_EVENTS]
+        for event, handler in hooks:
+            derived.invoke(_ADD_HANDLER, event, element, handler)
+        bridge.table_add(self._watched_derived, element.ref, "")
         return True
 
     @staticmethod
