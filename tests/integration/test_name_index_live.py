@@ -12,12 +12,12 @@ import pytest
 
 from wpfprobe.core.errors import LocatorAmbiguousError, LocatorNotFoundError
 
-pytestmark = pytest.mark.usefixtures("running_app")
+# It adds WinForms controls and counts WinForms' ControlAdded/ControlRemoved: a WPF run has
+# neither (the WPF adapter counts no changes yet and keeps the index census_ttl only).
+pytestmark = [pytest.mark.usefixtures("running_app"), pytest.mark.toolkit("winforms")]
 
 
-def test_the_name_index_follows_controls_added_renamed_and_removed(probe: Any, toolkit: str) -> None:
-    if toolkit != "winforms":
-        pytest.skip("the change counter is the WinForms adapter's; WPF keeps the index census_ttl only")
+def test_the_name_index_follows_controls_added_renamed_and_removed(probe: Any) -> None:
     ui = probe.engine.ui
 
     def on_ui(fn: Any) -> Any:

@@ -104,6 +104,9 @@ class FakeRunning:
     def alive(self) -> bool:
         return not self.state.crashed
 
+    def wait_exit(self, timeout: float) -> bool:
+        return self.state.crashed  # a fake app ends at once or not at all
+
     def exit_code(self) -> int | None:
         return 134 if self.state.crashed else None
 

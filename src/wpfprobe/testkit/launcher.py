@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -96,6 +97,10 @@ class RunningApp(Protocol):
 
     def alive(self) -> bool: ...
 
+    def wait_exit(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the app to end; whether it has."""
+        ...
+
     def exit_code(self) -> int | None: ...
 
     def log_tail(self, lines: int = 40) -> str: ...
@@ -136,6 +141,13 @@ class LaunchedApp:
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def wait_exit(self, timeout: float) -> bool:
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def exit_code(self) -> int | None:
         code: int | None = self.process.poll()
@@ -230,6 +242,9 @@ class InProcessApp:
 
     def alive(self) -> bool:
         return True
+
+    def wait_exit(self, timeout: float) -> bool:
+        return False  # the app is this process: it is still running
 
     def exit_code(self) -> int | None:
         return None

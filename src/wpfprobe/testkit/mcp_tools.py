@@ -109,6 +109,17 @@ class _LiveApp:
 
         return psutil.pid_exists(self.pid)
 
+    def wait_exit(self, timeout: float) -> bool:
+        import psutil  # noqa: PLC0415
+
+        try:
+            psutil.Process(self.pid).wait(timeout)
+        except psutil.NoSuchProcess:
+            return True
+        except psutil.TimeoutExpired:
+            return False
+        return True
+
     def exit_code(self) -> int | None:
         return None
 

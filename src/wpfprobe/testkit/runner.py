@@ -352,10 +352,8 @@ class Runner:
 
     def _crashed(self, element: str | None, seq: int) -> Failure | None:
         assert self.app is not None
-        deadline = time.monotonic() + 5
-        while self.app.alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if self.app.alive():
+        # A crash reported by a call may reach the process a moment later: give it 5 s to end.
+        if not self.app.wait_exit(5):
             return None
         fatal = [e.model_dump(by_alias=True) for e in self.app.fatal_events()]
         return oracles.crash_failure(

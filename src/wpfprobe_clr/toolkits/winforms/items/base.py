@@ -14,6 +14,7 @@ like any property, and never settable.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,7 @@ class Fact:
     read: Callable[[Any], Any]
 
 
-class Item:
+class Item(ABC):
     """One kind of item. Every method reads the live item; none keeps state between calls."""
 
     #: The role shown as the type of items that have no .NET object of their own (``ItemRef``).
@@ -49,9 +50,9 @@ class Item:
     kind_label = "item"
 
     # -- the tree ------------------------------------------------------------
+    @abstractmethod
     def owner(self, el: Any) -> Any:
         """The control that shows the item."""
-        raise NotImplementedError
 
     def parent(self, el: Any) -> Any:
         return self.owner(el)
@@ -59,8 +60,9 @@ class Item:
     def children(self, el: Any) -> list[Any]:
         return []
 
+    @abstractmethod
     def is_alive(self, el: Any) -> bool:
-        raise NotImplementedError
+        """Whether the item is still in its owner (and the owner still open)."""
 
     def naming(self, el: Any, type_names: Any) -> Naming:
         """``type_names.of(el)`` is the element's .NET (short, full) type name, read once per type."""
@@ -70,8 +72,9 @@ class Item:
         name = getattr(el, "Name", None)
         return Naming(short, full, str(name) if name else None, None)
 
+    @abstractmethod
     def state(self, el: Any) -> ElementState:
-        raise NotImplementedError
+        """Visible, enabled, focused, and the item's own selected, checked, expanded."""
 
     def describe(self, el: Any) -> str:
         """How a message names the item: its type and, briefly, its text."""
@@ -151,7 +154,8 @@ class Item:
         self.select(el)
 
     def select(self, el: Any) -> None:
-        raise NotImplementedError
+        # Kinds that cannot be selected say so in unsupported(), so the engine refuses before this.
+        raise cannot(self.kind_label, "select", "Click it instead.")
 
     def toggle(self, el: Any, state: bool | None) -> None:
         raise cannot(self.kind_label, "toggle", "Only checkable items and tree nodes toggle.")
@@ -160,7 +164,7 @@ class Item:
         """The control that takes typed characters for the item (an editing control it opens)."""
         raise cannot(self.kind_label, "typed text", "Type into a text box or a grid cell.")
 
-    def typed(self, el: Any) -> None:
+    def typed(self, el: Any) -> None:  # noqa: B027 - most items have nothing to commit
         """After the characters: commit what was typed, as leaving the item would."""
 
     def mouse(self, el: Any, button: str, count: int) -> None:
