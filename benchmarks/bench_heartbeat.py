@@ -16,8 +16,9 @@ binding info, diagnostics) it reports, over --repeat runs, the longest gap,
 the median of each run's longest gap, and the p99 of the beats' delays
 (posted to run: how long an input arriving then waits), beside an idle
 baseline measured the same way; the
-UI-thread time per node of ``tree(max_depth=10)`` against the bare pythonnet
-walk in the same run; and the compact text's characters per node (what the
+UI-thread time per node of ``tree(max_depth=10)`` (made from the .NET walk)
+against the bare pythonnet walk in the same run, and of the same snapshot
+read the engine's own way (``toolkit_walk=False``); and the compact text's characters per node (what the
 MCP tree tool sends). No timing is asserted. See docs/benchmarks.md.
 """
 
@@ -280,20 +281,18 @@ def bench_form(
             floor_holds.append(floor.hold)
         nodes, floor_nodes = tree.returned_node_count, floor.result
         chars = len(tree_text(tree))
-    # The .NET walk (walker.py), not yet used by tree(): what the same form costs read in .NET.
-    walker_holds: list[float] = []
-    walker_nodes = 0
+    # The engine's own path (every element read from Python; the walk's oracle) on the same form.
+    own_holds: list[float] = []
+    kept = probe.engine.settings
+    probe.engine.settings = kept.model_copy(update={"toolkit_walk": False})
     try:
-        from wpfprobe_clr.toolkits.winforms import walker
-    except ImportError:
-        walker = None  # type: ignore[assignment]
-    if walker is not None:
         for i in range(repeat + 1):
-            # On the UI thread: the walk into one string; the decoding needs no UI thread.
-            walked = loop.call(lambda: walker.walk_packed(form))
+            with rec.op(f"tree (own path) {tag}") as span:
+                probe.tree(max_depth=MAX_DEPTH)
             if i:
-                walker_holds.append(walked.hold)
-            walker_nodes = len(walker.decode(walked.result))
+                own_holds.append(span.hold)
+    finally:
+        probe.engine.settings = kept
     tree_us = h.percentile(tree_holds, 0.5) * 1e6 / max(nodes, 1)
     floor_us = h.percentile(floor_holds, 0.5) * 1e6 / max(floor_nodes, 1)
     return {
@@ -303,15 +302,8 @@ def bench_form(
             "hold_us_per_node": round(tree_us, 2),
             "floor_us_per_node": round(floor_us, 2),
             "ratio": round(tree_us / floor_us, 2),
-            "walker_nodes": walker_nodes,
-            "walker_us_per_node": (
-                round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1), 2) if walker_holds else None
-            ),
-            "walker_ratio": (
-                round(h.percentile(walker_holds, 0.5) * 1e6 / max(walker_nodes, 1) / floor_us, 3)
-                if walker_holds
-                else None
-            ),
+            "own_path_us_per_node": round(h.percentile(own_holds, 0.5) * 1e6 / max(nodes, 1), 2),
+            "own_path_ratio": round(h.percentile(own_holds, 0.5) * 1e6 / max(nodes, 1) / floor_us, 2),
             "text_chars": chars,
             "text_chars_per_node": round(chars / max(nodes, 1), 1),
         },
@@ -341,11 +333,10 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int) 
             f"{s['floor_us_per_node']:.1f} us/node ({s['ratio']:.2f}x); compact text {s['text_chars_per_node']:.1f} "
             "chars/node"
         )
-        if s["walker_us_per_node"] is not None:
-            lines.append(
-                f".NET walker (walker.py, not yet behind tree()), UI-thread part: {s['walker_nodes']} controls, "
-                f"{s['walker_us_per_node']:.2f} us/node ({s['walker_ratio']:.3f}x the bare walk)"
-            )
+        lines.append(
+            f"the same snapshot read the engine's own way (toolkit_walk=False): {s['own_path_us_per_node']:.1f} "
+            f"us/node ({s['own_path_ratio']:.2f}x the bare walk)"
+        )
     return "\n".join(lines)
 
 

@@ -1,19 +1,23 @@
 """Stable node ids for live .NET objects, held weakly (invariant 7).
 
-A ConditionalWeakTable maps object -> id without keeping the object alive;
-a dict of System.WeakReference maps id -> object. Only the UI thread uses it.
+The registry lives in .NET (``Registry``), so that code running in .NET (the
+WinForms walker) reads and makes ids without a call into Python per control:
+a ConditionalWeakTable maps object -> id without keeping the object alive, a
+``Dictionary<string, WeakReference>`` maps id -> object, and a one-element
+``Int32[]`` is the counter both sides take the next id from. Only the UI
+thread uses it.
 An item with no object of its own (``ItemRef``) is its owner's id, a dot and
 its index: it lives as long as its owner, and ``get`` rebuilds the ref.
 
 A Python-defined control is a ``DerivedHandle`` (``net.derived``), a new
 Python object each time it is read: its id is keyed by the .NET object it
 holds (looked up in .NET, so the object is never converted into Python), and
-``get`` gives back the handle itself, which holds its object weakly too.
+``get`` gives back a handle to it (``derived.deref``: its object is never
+converted into Python).
 """
 
 from __future__ import annotations
 
-import itertools
 import secrets
 import weakref
 from typing import Any
@@ -26,19 +30,38 @@ from wpfprobe.core.protocol import ItemRef
 ID_PREFIX_LETTERS = "abcdefghilmnoprstw"
 
 
-class ClrObjectTable:
-    def __init__(self) -> None:
-        from System import Object, String  # noqa: PLC0415
+class Registry:
+    """The .NET side of the table, as the walker is handed it."""
+
+    def __init__(self, prefix: str) -> None:
+        from System import Array, Int32, Object, String, WeakReference  # noqa: PLC0415
+        from System.Collections.Generic import Dictionary  # noqa: PLC0415
         from System.Runtime.CompilerServices import ConditionalWeakTable  # noqa: PLC0415
 
+        #: object -> id, weakly.
+        self.ids = ConditionalWeakTable[Object, String]()
+        #: id -> WeakReference to its object.
+        self.refs = Dictionary[String, WeakReference]()
+        #: counter[0] is the last number given out.
+        self.counter = Array[Int32]([0])
+        #: Every id is this prefix and a number.
+        self.prefix = prefix
+
+    def next_id(self) -> str:
+        number = int(self.counter[0]) + 1
+        self.counter[0] = number
+        return f"{self.prefix}{number}"
+
+
+class ClrObjectTable:
+    def __init__(self) -> None:
         from wpfprobe_clr.net.derived import DerivedHandle  # noqa: PLC0415
 
         self._handle_type = DerivedHandle
-        self._ids_by_object = ConditionalWeakTable[Object, String]()
-        self._objects_by_id: dict[str, Any] = {}
         # A per-process prefix, so an id from an earlier run almost never names a new element.
-        self._prefix = "".join(secrets.choice(ID_PREFIX_LETTERS) for _ in range(2))
-        self._counter = itertools.count(1)
+        self.registry = Registry("".join(secrets.choice(ID_PREFIX_LETTERS) for _ in range(2)))
+        self._ids_by_object = self.registry.ids
+        self._refs = self.registry.refs
         self._prune_at = 1024
         self._last_owner: tuple[weakref.ref[Any], str] | None = None
 
@@ -54,7 +77,7 @@ class ClrObjectTable:
 
         node_id = self._new_id()
         self._ids_by_object.Add(element, node_id)
-        self._objects_by_id[node_id] = WeakReference(element)
+        self._refs[node_id] = WeakReference(element)
         return node_id
 
     def _handle_id(self, handle: Any) -> str:
@@ -65,13 +88,17 @@ class ClrObjectTable:
             return found
         node_id = self._new_id()
         bridge.table_add(self._ids_by_object, handle.ref, node_id)
-        self._objects_by_id[node_id] = handle
+        self._refs[node_id] = handle.ref
         return node_id
 
     def _new_id(self) -> str:
-        if len(self._objects_by_id) >= self._prune_at:
+        self.prune_if_due()
+        return self.registry.next_id()
+
+    def prune_if_due(self) -> None:
+        """Drop the entries of collected objects once the registry doubled since the last time."""
+        if self._refs.Count >= self._prune_at:
             self._prune()
-        return f"{self._prefix}{next(self._counter)}"
 
     def _owner_id(self, owner: Any) -> str:
         """The owner's id, remembered for the Python wrapper last asked about.
@@ -95,29 +122,59 @@ class ClrObjectTable:
         if dot:
             owner = self.get(owner_id) if index.isdigit() and len(index) <= 9 else None
             return ItemRef(owner, int(index)) if owner is not None else None
-        ref = self._objects_by_id.get(node_id)
-        if ref is None:
+        found, ref = self._refs.TryGetValue(node_id)
+        if not found:
             return None
-        if type(ref) is self._handle_type:
-            target = ref if ref.alive else None
-        else:
-            target = ref.Target
+        from wpfprobe_clr.net.derived import deref  # noqa: PLC0415
+
+        # Through .NET: a Python-defined control comes back as a handle, never converted.
+        target = deref(ref)
         if target is None:
-            self._objects_by_id.pop(node_id, None)
+            self._refs.Remove(node_id)
         return target
 
     def __len__(self) -> int:
-        return len(self._objects_by_id)
+        return int(self._refs.Count)
 
     def _prune(self) -> None:
-        dead = [
-            k
-            for k, ref in self._objects_by_id.items()
-            if not (ref.alive if type(ref) is self._handle_type else ref.IsAlive)
-        ]
-        for key in dead:
-            del self._objects_by_id[key]
-        self._prune_at = max(1024, 2 * len(self._objects_by_id))
+        from wpfprobe_clr.net.expr import compiled  # noqa: PLC0415
+
+        compiled(("objects.prune", 1), _build_prune)(self._refs)
+        self._prune_at = max(1024, 2 * int(self._refs.Count))
+
+
+def _build_prune() -> Any:
+    """``refs`` without the entries whose object is gone, removed in .NET (one call, however many)."""
+    from System import String, WeakReference  # noqa: PLC0415
+    from System.Collections.Generic import Dictionary, List  # noqa: PLC0415
+    from System.Linq.Expressions import Expression  # noqa: PLC0415
+
+    from wpfprobe_clr.net import expr as E  # noqa: PLC0415
+
+    table = Dictionary[String, WeakReference]
+    refs = E.param(table, "refs")
+    dead = E.variable(List[String], "dead")
+    key = E.variable(object, "key")
+    name = E.variable(String, "name")
+    body = E.block(
+        [dead, name],
+        E.assign(dead, E.new(List[String])),
+        E.for_each(
+            E.prop(refs, "Keys"),
+            key,
+            E.block(
+                [],
+                E.assign(name, E.convert(key, String)),
+                Expression.IfThen(
+                    Expression.Not(E.prop(E.call(refs, E.method(table, "get_Item", String), name), "IsAlive")),
+                    E.call(dead, E.method(List[String], "Add", String), name),
+                ),
+            ),
+        ),
+        E.for_each(dead, key, E.call(refs, E.method(table, "Remove", String), E.convert(key, String))),
+        E.prop(dead, "Count"),
+    )
+    return E.compile_lambda(E.func(table, int), body, refs)
 
 
 def same_object(a: Any, b: Any) -> bool:

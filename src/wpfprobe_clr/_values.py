@@ -35,7 +35,7 @@ def to_plain(value: Any) -> PlainValue:
     if value is None or isinstance(value, (bool, int, float)):
         return cast(PlainValue, value)
     if isinstance(value, str):
-        return _clip(value)
+        return clip_text(value)
     try:
         text = str(value.ToString()) if hasattr(value, "ToString") else str(value)
     except Exception:  # noqa: BLE001 - an app's ToString may throw; show the type instead
@@ -44,10 +44,11 @@ def to_plain(value: Any) -> PlainValue:
     if not text or text == full:
         # The default Object.ToString says nothing beyond the type.
         return f"<{full.rsplit('.', 1)[-1]}>"
-    return _clip(text)
+    return clip_text(text)
 
 
-def _clip(text: str) -> str:
+def clip_text(text: str) -> str:
+    """``text`` cut to MAX_TEXT characters, as every value the probe shows is."""
     if len(text) <= MAX_TEXT:
         return text
     return text[: MAX_TEXT - 1] + "…"

@@ -1,70 +1,130 @@
-"""The .NET walk (toolkits/winforms/walker.py) against the Python path, control for control.
+"""The snapshot made from the .NET walk (engine/walked.py + toolkits/winforms/walker.py) against the engine's own.
 
-The Python path is the oracle: for every control of every window of the WinForms
-example, in the same breadth-first order, the walk must give the same type, full
-type, name, text as the user reads it (redacted the same way, never read for a
-password box), visible/enabled/focused, and number of child controls.
+The engine's own path (``toolkit_walk=False``: every element read from Python)
+is the oracle. For every window of the WinForms example, and for the widget
+zoo (every standard control, items, MDI, Python-defined windows and panels),
+the two snapshots must be equal node for node: ids, types, names, texts as
+the user reads them (redacted the same way), states, child counts, locators,
+errors, the node cap and the depth cut.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-# toolkits/winforms/walker.py walks WinForms controls: a WPF run has none to walk (WPF has no
-# .NET walker yet; docs/architecture.md).
-pytestmark = [pytest.mark.usefixtures("running_app"), pytest.mark.toolkit("winforms")]
+# toolkits/winforms/walker.py walks WinForms controls; WPF has no .NET walk yet (docs/architecture.md).
+pytestmark = [pytest.mark.toolkit("winforms")]
 
 
-def _compare(h: Any) -> dict[str, Any]:
-    from System.Windows.Forms import Control
+def _both(probe: Any, root: str | None, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    from wpfprobe.engine import walked
 
-    from wpfprobe.core.redaction import REDACTED
-    from wpfprobe_clr.net.derived import DerivedHandle
-    from wpfprobe_clr.toolkits.winforms import walker
+    engine = probe.engine
+    kept = engine.settings
+    built: list[Any] = []
+    build = walked.build
 
-    mismatches: list[str] = []
-    compared = secrets = 0
-    for root in h.adapter.roots():
-        if type(root) is DerivedHandle:
+    def counted(prepared: Any) -> Any:
+        built.append(result := build(prepared))
+        return result
+
+    try:
+        engine.settings = kept.model_copy(update={"toolkit_walk": True})
+        walked.build = counted  # type: ignore[assignment]
+        try:
+            fast = probe.tree(root, **kwargs).model_dump()
+        finally:
+            walked.build = build  # type: ignore[assignment]
+        assert len(built) == 1 and built[0] is not None, "the snapshot was made from the walk"
+        engine.settings = kept.model_copy(update={"toolkit_walk": False})
+        own = probe.tree(root, **kwargs).model_dump()
+    finally:
+        engine.settings = kept
+    return fast, own
+
+
+def _differences(fast: dict[str, Any], own: dict[str, Any], at: str = "") -> Iterator[str]:
+    for key in sorted(set(fast) | set(own)):
+        if key == "children":
             continue
-        walked = walker.walk(root)
-        queue, expected = [root], []
-        while queue:
-            el = queue.pop(0)
-            expected.append(el)
-            queue.extend(k for k in h.children_of(el, "visual") if isinstance(k, Control))
-        if len(walked) != len(expected):
-            mismatches.append(f"{len(walked)} controls walked, {len(expected)} on the Python path")
-        for el, got in zip(expected, walked, strict=False):
-            compared += 1
-            naming = h.naming_of(el)
-            state = h.state_of(el)
-            kids = [k for k in h.children_of(el, "visual") if isinstance(k, Control)]
-            text, _key = h.text_and_key(el)
-            if got.text == walker.SECRET:
-                secrets += 1
-                walked_text: Any = REDACTED
-            elif isinstance(got.text, str) and got.text:
-                walked_text = h.adapter.display_text(el, got.text)[0] or None
-            else:
-                walked_text = None
-            want = (naming.type_name, naming.full_type_name, naming.name, text, state.visible, state.enabled,
-                    state.focused, len(kids))  # fmt: skip
-            have = (got.type_name, got.full_type_name, got.name or None, walked_text, got.visible, got.enabled,
-                    got.focused, got.child_controls)  # fmt: skip
-            if want != have:
-                mismatches.append(f"{h.locator_of(el)}: python {want} != walker {have}")
-        if walked:
-            assert walked[0].parent == -1
-            assert all(0 <= w.parent < i for i, w in enumerate(walked) if i)
-    return {"compared": compared, "secrets": secrets, "mismatches": mismatches, "faults": dict(h.faults)}
+        if fast.get(key) != own.get(key):
+            yield f"{at or 'root'}: {key} walk={fast.get(key)!r} own={own.get(key)!r}"
+    fast_kids, own_kids = fast.get("children") or [], own.get("children") or []
+    if len(fast_kids) != len(own_kids):
+        yield f"{at or 'root'}: {len(fast_kids)} children walked, {len(own_kids)} read"
+    for a, b in zip(fast_kids, own_kids, strict=False):
+        yield from _differences(a, b, b.get("locator") or "?")
 
 
-def test_the_dotnet_walk_reads_every_control_as_the_python_path_does(probe: Any) -> None:
-    result = probe.engine.hop(_compare)
-    assert result["mismatches"] == [], "\n".join(result["mismatches"])
-    assert result["compared"] > 20, result
-    assert result["secrets"] >= 1, "the example's password box is walked without reading its text"
-    assert result["faults"] == {}, result["faults"]
+def _nodes(tree: dict[str, Any]) -> int:
+    return 1 + sum(_nodes(k) for k in tree.get("children") or ())
+
+
+def _assert_same(probe: Any, root: str | None, **kwargs: Any) -> int:
+    fast, own = _both(probe, root, **kwargs)
+    problems = [f"{k}: walk={fast[k]!r} own={own[k]!r}" for k in fast if k != "root" and fast[k] != own[k]]
+    problems += _differences(fast["root"], own["root"])
+    assert problems == [], "\n".join(problems[:40])
+    assert fast == own  # and nothing else differs (truncation, counts)
+    return _nodes(own["root"])
+
+
+@pytest.mark.usefixtures("running_app")
+def test_the_walk_snapshots_every_window_of_the_example_as_the_engine_does(probe: Any) -> None:
+    windows = probe.windows()
+    assert windows
+    total = 0
+    for window in windows:
+        total += _assert_same(probe, window.locator, max_depth=10)
+    assert total > 20
+
+
+@pytest.mark.usefixtures("running_app")
+def test_the_walk_cuts_at_the_same_depth_and_node_cap(probe: Any) -> None:
+    for depth in (0, 1, 2):
+        _assert_same(probe, None, max_depth=depth)
+    engine = probe.engine
+    kept = engine.settings
+    engine.settings = kept.model_copy(update={"max_tree_nodes": 7})
+    try:
+        _assert_same(probe, None, max_depth=10)
+    finally:
+        engine.settings = kept
+
+
+@pytest.mark.usefixtures("running_app")
+def test_the_walk_redacts_the_password_box(probe: Any) -> None:
+    from wpfprobe.core.redaction import REDACTED
+
+    fast, _own = _both(probe, None, max_depth=10)
+    texts = []
+    stack = [fast["root"]]
+    while stack:
+        node = stack.pop()
+        texts.append(node.get("text"))
+        stack.extend(node.get("children") or ())
+    assert REDACTED in texts
+
+
+def test_the_walk_snapshots_the_widget_zoo_as_the_engine_does(zoo_probe: Any) -> None:
+    total = 0
+    for window in zoo_probe.windows():
+        total += _assert_same(zoo_probe, window.locator, max_depth=10)
+    assert total > 300, total
+
+
+def test_a_walk_in_many_slices_snapshots_the_zoo_as_one_in_a_single_slice(zoo_probe: Any) -> None:
+    """Slices of 0.3 ms: the walk stops every few dozen controls and goes on from where it stopped."""
+    engine = zoo_probe.engine
+    kept = engine.settings
+    whole = zoo_probe.tree(None, max_depth=10).model_dump()
+    engine.settings = kept.model_copy(update={"ui_slice": 0.0003})
+    try:
+        sliced = zoo_probe.tree(None, max_depth=10).model_dump()
+        _assert_same(zoo_probe, None, max_depth=10)
+    finally:
+        engine.settings = kept
+    assert sliced == whole

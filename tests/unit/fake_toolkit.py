@@ -457,6 +457,10 @@ class FakeAdapter:
         self._count("child_total", element)
         return element.total_children
 
+    def walk(self, root: Any, *, objects: Any, max_depth: int, cap: int) -> None:
+        self._count("walk")
+        return None  # the engine's own reads: the fake toolkit is their test bed
+
     def structure_version(self) -> int | None:
         self._count("structure_version")
         return STRUCTURE_CHANGES[0] if self.versioned else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from wpfprobe.core.protocol import ElementState
 from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, WalkedControl, decode
 
 
@@ -11,28 +12,60 @@ def _s(text: str) -> str:
     return f"s{len(text)}:{text}"
 
 
+def _error(kind: str, message: str) -> str:
+    return "!" + _s(kind)[1:] + _s(message)[1:]
+
+
+FORM = "i-1;i0;" + _s("ab1") + _s("Form") + _s("System.Windows.Forms.Form")
+
+
 def test_records_read_back_with_texts_that_hold_the_separators() -> None:
     tricky = "a:b;c!*n s3:x"
     packed = (
-        "i-1;" + _s("Form") + _s("System.Windows.Forms.Form") + _s("main") + _s(tricky) + "b1b1b0i1;"
-        + "i0;" + _s("TextBox") + _s("System.Windows.Forms.TextBox") + "n" + "*" + "b1b0b1i0;"
+        FORM + _s("main") + _s(tricky) + "b0" + "b1b1b0" + "n" + "i1;" + "b0"
+        + "i0;i1;" + _s("ab2") + _s("TextBox") + _s("System.Windows.Forms.TextBox") + "n" + "*" + "b0"
+        + "b1b0b1" + "n" + "i0;" + "b1"
     )  # fmt: skip
     form, box = decode(packed)
-    assert form == WalkedControl(-1, "Form", "System.Windows.Forms.Form", "main", tricky, True, True, False, 1)
-    assert box.parent == 0 and box.name is None and box.text == SECRET
+    assert form == WalkedControl(
+        -1, 0, "ab1", "Form", "System.Windows.Forms.Form", "main", tricky, False, True, True, False, None, 1, False
+    )
+    assert box.parent == 0 and box.depth == 1 and box.name is None and box.text == SECRET and box.rich
     assert (box.visible, box.enabled, box.focused, box.child_controls) == (True, False, True, 0)
 
 
+def test_a_node_reads_its_text_as_the_user_does() -> None:
+    packed = FORM + _s("main") + _s("Save &As") + "b1" + "b1b1b0" + "b1" + "i0;" + "b0"
+    node = decode(packed)[0].node()
+    assert (node.text, node.access_key) == ("Save As", "A")
+    assert node.state == ElementState(visible=True, enabled=True, focused=False, checked=True)
+    assert node.complete and node.faults == () and node.naming.name == "main"
+    plain = decode(FORM + _s("") + _s("a && b") + "b0" + "b1b1b0" + "n" + "i0;" + "b0")[0].node()
+    assert (plain.text, plain.access_key, plain.naming.name) == ("a && b", None, None)
+
+
 def test_a_read_that_threw_keeps_its_type_and_message_and_the_rest_of_the_record() -> None:
-    error = "!" + _s("InvalidOperationException")[1:] + _s("Text fails: on purpose")[1:]
-    packed = "i-1;" + _s("Label") + _s("System.Windows.Forms.Label") + _s("angry") + error + "b1b1b0i0;"
-    (label,) = decode(packed)
-    assert label.text == ReadError("InvalidOperationException", "Text fails: on purpose")
-    assert label.name == "angry" and label.visible is True and label.child_controls == 0
+    error = _error("System.InvalidOperationException", "Text fails:\n  on purpose")
+    packed = FORM + _s("angry") + error + "b0" + "b1b1b0" + "n" + "i0;" + "b0"
+    (form,) = decode(packed)
+    assert form.text == ReadError("System.InvalidOperationException", "Text fails:\n  on purpose")
+    assert form.name == "angry" and form.visible is True and form.child_controls == 0
+    node = form.node()
+    assert node.text is None
+    assert node.faults == (("text", "System.InvalidOperationException", "Text fails: on purpose"),)
+
+
+def test_failed_reads_are_named_in_the_engines_order_and_a_failed_state_is_the_unknown_one() -> None:
+    boom = _error("System.Exception", "boom")
+    packed = FORM + boom + _s("t") + "b0" + "b1" + boom + "b0" + "n" + boom + "b0"
+    node = decode(packed)[0].node()
+    assert [read for read, _, _ in node.faults] == ["naming", "children", "state"]
+    assert node.state == ElementState(visible=True, enabled=True, focused=False)
+    assert node.child_count == 0 and node.naming.name is None and node.text == "t"
 
 
 def test_output_that_is_not_whole_records_is_refused() -> None:
     with pytest.raises(ValueError):
-        decode("i-1;" + _s("Form"))
+        decode(FORM)
     with pytest.raises(ValueError):
         decode("x")

@@ -47,6 +47,49 @@ BlockReason = Literal[
 
 
 @dataclass(frozen=True, slots=True)
+class WalkedNode:
+    """One element as a toolkit's own walk read it (``ToolkitAdapter.walk``): what its tree node shows.
+
+    ``text`` and ``access_key`` are as the user reads them, unredacted: the walk
+    never reads a secret (an element whose text could be one is not
+    ``complete``), and the engine applies the redactor to ``Walk.text_property``.
+    """
+
+    node_id: str
+    #: Index in the walk of the parent; -1 for the walk's root.
+    parent: int
+    #: 0 for the walk's root.
+    depth: int
+    naming: Naming
+    text: str | None
+    access_key: str | None
+    state: ElementState
+    #: All its children (a walk to ``max_depth`` lists none below that depth).
+    child_count: int
+    #: Reads that failed, in the order the engine's own reads would make them: (read, type, message).
+    faults: tuple[tuple[str, str, str], ...]
+    #: False: the engine reads this element through the adapter (it is in ``Walk.incomplete``).
+    complete: bool
+
+
+class Walk(Protocol):
+    """A walk from ``ToolkitAdapter.walk``: advanced in slices on the UI thread, its nodes read anywhere."""
+
+    #: The property every complete node's ``text`` was read from, for the redactor.
+    text_property: PropertyDescriptor
+    #: Node ids of every element walked (cheap: no decoding); once done.
+    ids: frozenset[str]
+    #: (element, depth) of each node that is not complete, in walk order; once done.
+    incomplete: list[tuple[Any, int]]
+
+    def advance(self, seconds: float | None) -> bool:
+        """Walk on for about ``seconds`` (None: to the end), on the UI thread; True once the walk is done."""
+
+    def nodes(self) -> list[WalkedNode]:
+        """Every element walked, breadth first; pure Python, for any thread (call it off the UI thread)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Bounds:
     """A rectangle in physical screen pixels."""
 
@@ -430,6 +473,16 @@ class ToolkitAdapter(Protocol):
         Called as the name index walk meets each element. False if a change
         of this element's children could go uncounted (the engine then keeps
         the index only ``census_ttl`` seconds).
+        """
+
+    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
+        """``root``'s visual subtree, to be read by the toolkit's own code (``Walk.advance``), or None if it has none.
+
+        Breadth first, to ``max_depth`` below ``root`` and at most ``cap``
+        elements; children in the order ``children`` gives them; node ids are
+        ``objects``'s. An element whose node needs more than the walk reads is
+        listed as incomplete, with its depth, and still walked below. The
+        engine's own reads (through the methods above) stay the oracle.
         """
 
     def error_identity(self, error: BaseException) -> tuple[str, str]:

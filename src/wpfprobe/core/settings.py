@@ -36,6 +36,9 @@ class ProbeSettings(BaseModel):
     """Times sliced work starts again when the tree changes between slices, before it is done in one hop."""
     name_index_ttl: float = Field(default=30.0, ge=0)
     """Seconds at most the name index is reused when the toolkit tells of tree changes (engine/name_index.py)."""
+    toolkit_walk: bool = True
+    """Snapshot trees with the toolkit's walk in .NET where it has one (engine/walked.py); False reads
+    every element from Python, the path that walk is tested against."""
     require_token: bool = True
     """HTTP server: every request must carry ``Authorization: Bearer <token>``."""
     check_thread_affinity: bool = False

@@ -34,6 +34,7 @@ from wpfprobe.core.models import (
 )
 from wpfprobe.core.protocol import Capture, ObjectTable, ToolkitAdapter, TreeType, UiThread
 from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.engine import walked
 from wpfprobe.engine.actions import Driver, OsInput
 from wpfprobe.engine.base import process_name
 from wpfprobe.engine.checks import MAX_DEPTH, MAX_RESULTS, check_int, check_property_names, check_tree_type
@@ -118,11 +119,23 @@ class Engine(WhyQueries):
         props = check_property_names(include_properties)
         cap = self.settings.max_tree_nodes
 
-        def read(h: Hop) -> Generator[None, None, tuple[dict[str, Any], bool, int]]:
+        def read(h: Hop, *, own: bool) -> Generator[None, None, tuple[dict[str, Any], bool, int] | walked.Prepared]:
             root = h.resolve(target) if target is not None else h.main_window()
+            if not own:
+                prepared = yield from walked.prepare_steps(h, root, max_depth=max_depth, cap=cap)
+                if prepared is not None:
+                    return prepared  # built below, once the UI thread is let go
             return (yield from h.snapshot_steps(root, max_depth=max_depth, tree_type=tree_type, props=props, cap=cap))
 
-        root, truncated, count = self.sliced(read)
+        # The toolkit's walk reads what a node shows; asked-for properties are the engine's to read.
+        own = not self.settings.toolkit_walk or bool(props) or tree_type != "visual"
+        got = self.sliced(lambda h: read(h, own=own))
+        snapshot = walked.build(got) if isinstance(got, walked.Prepared) else got
+        if snapshot is None:  # the census missed a name: the engine's own path repairs it
+            got = self.sliced(lambda h: read(h, own=True))
+            assert not isinstance(got, walked.Prepared)
+            snapshot = got
+        root, truncated, count = snapshot
         return Tree(
             root=Node.model_validate(root),
             tree_type=tree_type,

@@ -49,6 +49,13 @@ class Loc:
         return self.anchored
 
 
+def child_locator(parent: Loc, type_name: str, index: int, key: str | None) -> Loc:
+    """A child's Loc: its path below ``parent``'s, anchored at its own ``key`` when that is unique."""
+    seg = format_segment(type_name, index=index)
+    anchored = format_segment(type_name, ident=key) if key is not None else f"{parent.anchored}/{seg}"
+    return Loc(path=f"{parent.path}/{seg}", anchored=anchored)
+
+
 class Locating(Reader):
     """Builds locators for the elements a hop projects, memoised per hop."""
 
@@ -166,14 +173,13 @@ class Locating(Reader):
         return None
 
     def child_loc(self, parent: Loc, naming: Naming, index: int, tree_type: TreeType = "visual") -> Loc:
-        seg = format_segment(naming.type_name, index=index)
-        path = f"{parent.path}/{seg}"
         key = self._unique_key(naming, tree_type) if (naming.name or naming.automation_id) else None
-        if key is not None:
-            anchored = format_segment(naming.type_name, ident=key)
-        else:
-            anchored = f"{parent.anchored}/{seg}"
-        return Loc(path=path, anchored=anchored)
+        return child_locator(parent, naming.type_name, index, key)
+
+    @property
+    def census_fresh(self) -> bool:
+        """Whether the name index was built in this hop (a name it lacks is then truly absent)."""
+        return self._census_fresh
 
     def locator_parts(self, el: Any) -> Loc:
         """Path and preferred locator of ``el``, memoised per node for this hop.

@@ -83,6 +83,10 @@ class Reader:
         """Whether sliced work has had its share of the UI thread for now."""
         return self.slice_deadline is not None and time.perf_counter() >= self.slice_deadline
 
+    def slice_left(self) -> float | None:
+        """Seconds left of this slice (None: the work is not sliced), for work that keeps its own time."""
+        return None if self.slice_deadline is None else self.slice_deadline - time.perf_counter()
+
     # -- fault isolation ---------------------------------------------------
     def fault(self, el: Any, read: str, error: Exception) -> None:
         """Record that ``read`` failed for ``el``; its projection will carry the error."""

@@ -57,7 +57,9 @@ __all__ = [
     "same",
     "table_add",
     "table_find",
+    "unwrapped",
     "wrap",
+    "wrapped",
 ]
 
 #: What pythonnet makes every Python-defined .NET type implement.
@@ -68,7 +70,7 @@ WeakTable = ConditionalWeakTable[Object, String]
 # -- expressions -------------------------------------------------------------
 
 
-def _wrapped(value: Any) -> Any:
+def wrapped(value: Any) -> Any:
     """``value is IPythonDerivedType ? new WeakReference(value) : value``; ``value`` is a variable (read twice)."""
     return x.condition(
         x.is_type(value, DERIVED_INTERFACE),
@@ -78,7 +80,7 @@ def _wrapped(value: Any) -> Any:
     )
 
 
-def _unwrapped(value: Any) -> Any:
+def unwrapped(value: Any) -> Any:
     """``value is WeakReference ? ((WeakReference) value).Target : value``; ``value`` is a variable."""
     return x.condition(
         x.is_type(value, WeakReference), x.prop(x.convert(value, WeakReference), "Target"), value, object
@@ -124,13 +126,13 @@ def _build_invoke() -> Any:
     parameter_type = x.prop(Expression.ArrayIndex(parameters, i), "ParameterType")
     body = x.block(
         [parameters, i, arg, result],
-        x.assign(target, _unwrapped(target)),
+        x.assign(target, unwrapped(target)),
         x.assign(parameters, x.call(member, x.method(MethodBase, "GetParameters"))),
         x.for_range(
             i,
             x.prop(args, "Length"),
             x.block(
-                [], x.assign(arg, slot), x.assign(arg, _unwrapped(arg)), x.assign(slot, _fitted(arg, parameter_type))
+                [], x.assign(arg, slot), x.assign(arg, unwrapped(arg)), x.assign(slot, _fitted(arg, parameter_type))
             ),
         ),
         x.assign(
@@ -142,7 +144,7 @@ def _build_invoke() -> Any:
                 lambda caught: x.throw_inner(caught, object),
             ),
         ),
-        _wrapped(result),
+        wrapped(result),
     )
     return x.compile_lambda(x.func(MethodBase, object, Array[Object], object), body, member, target, args)
 
@@ -156,12 +158,12 @@ def _build_read(member: Any) -> Any:
     if member.IsStatic:
         made = Expression.Call(member, Array[Expression]([]))
     else:
-        made = Expression.Call(x.convert(_unwrapped(target), declaring), member, Array[Expression]([]))
+        made = Expression.Call(x.convert(unwrapped(target), declaring), member, Array[Expression]([]))
     if str(member.ReturnType.FullName) == "System.Void":
         value = x.block([], made, x.null(object))
     else:
         value = x.convert(made, object)
-    body = x.block([result], x.assign(result, value), _wrapped(result))
+    body = x.block([result], x.assign(result, value), wrapped(result))
     return x.compile_lambda(x.func(object, object), body, target)
 
 
@@ -171,9 +173,9 @@ def _build_items() -> Any:
     item = x.variable(object, "item")
     body = x.block(
         [found],
-        x.assign(collection, _unwrapped(collection)),
+        x.assign(collection, unwrapped(collection)),
         x.assign(found, x.new(ArrayList)),
-        x.for_each(collection, item, x.call(found, x.method(ArrayList, "Add", object), _wrapped(item))),
+        x.for_each(collection, item, x.call(found, x.method(ArrayList, "Add", object), wrapped(item))),
         x.call(found, x.method(ArrayList, "ToArray")),
     )
     return x.compile_lambda(x.func(object, Array[Object]), body, collection)
@@ -182,13 +184,13 @@ def _build_items() -> Any:
 def _build_deref() -> Any:
     ref = x.param(WeakReference, "ref")
     target = x.variable(object, "target")
-    body = x.block([target], x.assign(target, x.prop(ref, "Target")), _wrapped(target))
+    body = x.block([target], x.assign(target, x.prop(ref, "Target")), wrapped(target))
     return x.compile_lambda(x.func(WeakReference, object), body, ref)
 
 
 def _build_wrap() -> Any:
     value = x.param(object, "value")
-    return x.compile_lambda(x.func(object, object), _wrapped(value), value)
+    return x.compile_lambda(x.func(object, object), wrapped(value), value)
 
 
 def _build_describe() -> Any:
@@ -196,7 +198,7 @@ def _build_describe() -> Any:
     target = x.variable(object, "target")
     body = x.block(
         [target],
-        x.assign(target, _unwrapped(value)),
+        x.assign(target, unwrapped(value)),
         Expression.NewArrayInit(
             x.typeof(object),
             Array[Expression](
@@ -217,8 +219,8 @@ def _build_same() -> Any:
     b = x.param(object, "b")
     body = x.block(
         [],
-        x.assign(a, _unwrapped(a)),
-        x.assign(b, _unwrapped(b)),
+        x.assign(a, unwrapped(a)),
+        x.assign(b, unwrapped(b)),
         x.static_call(Object, x.method(Object, "ReferenceEquals", object, object), a, b),
     )
     return x.compile_lambda(x.func(object, object, Boolean), body, a, b)
@@ -230,7 +232,7 @@ def _build_table_find() -> Any:
     found = x.variable(str, "found")
     body = x.block(
         [found],
-        x.assign(key, _unwrapped(key)),
+        x.assign(key, unwrapped(key)),
         x.condition(x.call(table, x.typeof(WeakTable).GetMethod("TryGetValue"), key, found), found, x.null(str), str),
     )
     return x.compile_lambda(x.func(WeakTable, object, str), body, table, key)
@@ -241,7 +243,7 @@ def _build_table_add() -> Any:
     key = x.param(object, "key")
     value = x.param(str, "value")
     body = x.block(
-        [], x.assign(key, _unwrapped(key)), x.call(table, x.method(WeakTable, "Add", object, str), key, value)
+        [], x.assign(key, unwrapped(key)), x.call(table, x.method(WeakTable, "Add", object, str), key, value)
     )
     from System import Action  # noqa: PLC0415 - the generic family, closed here
 

@@ -4,16 +4,33 @@ Kept apart from the walker, which imports System, so that the format is
 tested without a runtime. A sequence of fields, each a tag and a value:
 ``n`` (null), ``s<len>:<text>``, ``b0``/``b1``, ``i<digits>;``, ``*`` (a secret
 not read), or ``!<len>:<type><len>:<message>`` (the read threw). A record is
-nine fields: parent's record index (-1 for the root), type, full type, Name,
-Text, Visible, Enabled, Focused, child control count.
+fourteen fields: parent's record index (-1 for the root), depth, node id,
+type, full type, Name, Text, whether the Text marks an access key with "&",
+Visible, Enabled, Focused, checked (a check box's or radio button's; ``n``
+otherwise or for a third state), child control count, and whether the node
+is rich (the adapter's Python reads complete it).
+
+``Walked.nodes`` turns the records into the engine's ``WalkedNode``s, with
+what the Python path would do to each read: the text stripped of its access
+key marker, a failed state read standing for the whole state, a failed
+children read for no children, and failures named in the engine's read order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-FIELDS = 9
+from wpfprobe.core.protocol import ElementState, Naming, PropertyDescriptor, WalkedNode
+from wpfprobe_clr._values import clip_text
+from wpfprobe_clr.toolkits._access_keys import strip_access_key
+
+FIELDS = 14
+#: An error message is cut here, as the engine cuts its own (``engine.reading.MAX_ERROR_MESSAGE``).
+MAX_ERROR_MESSAGE = 300
+#: What the engine assumes of an element whose state could not be read (``engine.reading.UNKNOWN_STATE``).
+UNKNOWN_STATE = ElementState(visible=True, enabled=True, focused=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +46,105 @@ Value = str | bool | int | None | ReadError
 @dataclass(frozen=True, slots=True)
 class WalkedControl:
     parent: int
-    type_name: str | ReadError
-    full_type_name: str | ReadError
+    depth: int
+    node_id: str
+    type_name: str
+    full_type_name: str
     name: Value
     #: SECRET when the text was not read (a password box).
     text: Value
+    mnemonic: Value
     visible: Value
     enabled: Value
     focused: Value
+    checked: Value
     child_controls: Value
+    rich: bool
+
+    def node(self) -> WalkedNode:
+        """This control as the engine's node facts, read as the Python path reads them."""
+        faults: list[tuple[str, str, str]] = []
+        name = self.name
+        if isinstance(name, ReadError):
+            faults.append(("naming", *_identity(name)))
+            name = None
+        kids = self.child_controls
+        if isinstance(kids, ReadError):
+            faults.append(("children", *_identity(kids)))
+            kids = 0
+        reads = (self.visible, self.enabled, self.focused, self.checked)
+        failed = next((r for r in reads if isinstance(r, ReadError)), None)
+        if failed is not None:
+            faults.append(("state", *_identity(failed)))
+            state = UNKNOWN_STATE
+        else:
+            state = ElementState(
+                visible=bool(self.visible), enabled=bool(self.enabled), focused=bool(self.focused),
+                checked=None if self.checked is None else bool(self.checked),
+            )  # fmt: skip
+        text: str | None = None
+        key: str | None = None
+        raw = self.text
+        if isinstance(raw, ReadError):
+            faults.append(("text", *_identity(raw)))
+        elif isinstance(self.mnemonic, ReadError):
+            faults.append(("text", *_identity(self.mnemonic)))
+        elif isinstance(raw, str) and raw and raw != SECRET:
+            raw = clip_text(raw)
+            shown, key = strip_access_key(raw, "&") if self.mnemonic else (raw, None)
+            text = shown or None
+        return WalkedNode(
+            node_id=self.node_id,
+            parent=self.parent,
+            depth=self.depth,
+            naming=Naming(self.type_name, self.full_type_name, str(name) if name else None, None),
+            text=text,
+            access_key=key,
+            state=state,
+            child_count=int(kids or 0),
+            faults=tuple(faults),
+            complete=not self.rich,
+        )
+
+
+def _identity(error: ReadError) -> tuple[str, str]:
+    return error.type_name, " ".join(error.message.split())[:MAX_ERROR_MESSAGE]
+
+
+@dataclass(slots=True)
+class Walked:
+    """One walk (the adapter's ``Walk``): advanced in slices on the UI thread, decoded when ``nodes()`` is asked."""
+
+    #: Walks on for about ``seconds`` (None: to the end) and says whether it is done; it calls ``finish`` then.
+    step: Callable[[float | None, Walked], bool]
+    text_property: PropertyDescriptor
+    #: The walk so far, between slices (the toolkit's own objects).
+    state: Any = None
+    packed: str = ""
+    #: Node ids of every control walked.
+    ids: frozenset[str] = frozenset()
+    #: (element, depth) of the rich controls, in walk order.
+    incomplete: list[tuple[Any, int]] = field(default_factory=list)
+    done: bool = False
+    _nodes: list[WalkedNode] | None = field(default=None, repr=False)
+
+    @classmethod
+    def start(cls, step: Callable[[float | None, Walked], bool], text_property: PropertyDescriptor) -> Walked:
+        return cls(step=step, text_property=text_property)
+
+    def advance(self, seconds: float | None) -> bool:
+        if not self.done:
+            self.done = self.step(seconds, self)
+        return self.done
+
+    def finish(self, *, packed: str, ids: frozenset[str], incomplete: list[tuple[Any, int]]) -> None:
+        self.packed, self.ids, self.incomplete = packed, ids, incomplete
+        self.state = None  # the controls it held: let them go
+
+    def nodes(self) -> list[WalkedNode]:
+        if self._nodes is None:
+            self._nodes = [control.node() for control in decode(self.packed)]
+        return self._nodes
 
 
 #: The text of a password box: never read.

@@ -30,6 +30,7 @@ from wpfprobe.core.protocol import (
     MayRead,
     MouseButton,
     Naming,
+    ObjectTable,
     PlainValue,
     PropertyDescriptor,
     PropertyReading,
@@ -37,6 +38,7 @@ from wpfprobe.core.protocol import (
     TreeType,
     TriggerDescription,
     Unsupported,
+    Walk,
 )
 from wpfprobe_clr._ui_thread import exception_identity
 from wpfprobe_clr.net.derived import DerivedHandle, call, handle_of, is_a
@@ -51,6 +53,7 @@ from wpfprobe_clr.toolkits.winforms import (
     structure,
     tree,
     ui_loop,
+    walker,
 )
 from wpfprobe_clr.toolkits.winforms.kinds import KindTable
 
@@ -114,6 +117,15 @@ class WinFormsAdapter:
 
     def structure_version(self) -> int | None:
         return self._structure.version()
+
+    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
+        registry = getattr(objects, "registry", None)
+        if registry is None or not is_a(root, Control):
+            return None  # ids that are not the .NET registry's (a test's table), or no control to walk
+        prune = getattr(objects, "prune_if_due", None)
+        if prune is not None:
+            prune()  # walks register ids without asking the table
+        return walker.walking(root, registry, max_depth=max_depth, cap=cap)
 
     def watch_structure(self, element: Any) -> bool:
         return self._structure.watch(element)

@@ -62,6 +62,11 @@ def text_property(element: Any) -> PropertyDescriptor | None:
     return None
 
 
+def control_text_property() -> PropertyDescriptor:
+    """The Text of a control that is not a password box: what the .NET walk reads (``walker.py``)."""
+    return PropertyDescriptor("Text", "System.String", None, False, secret=False, handle=_TEXT_FAST)
+
+
 def properties(element: Any) -> list[PropertyDescriptor]:
     item = items.item_of(element)
     facts = [_fact_descriptor(f) for f in item.facts(element)] if item is not None else []

@@ -161,6 +161,9 @@ class _PropertiesMixin(_ItemsAdapter):
     def structure_version(self) -> int | None:
         return None  # not counted yet: the engine keeps its name index for census_ttl only
 
+    def walk(self, root: Any, *, objects: Any, max_depth: int, cap: int) -> None:
+        return None  # no walk in .NET for WPF yet: the engine reads every element itself
+
     def watch_structure(self, element: Any) -> bool:
         return False
 
