@@ -117,3 +117,30 @@ def test_the_name_index_walk_a_snapshot_needs_is_sliced_too() -> None:
         tree = h.engine.tree(max_depth=5)
         assert h.ui.runs - before >= with_kept_index + 30, "the index walk let the UI thread go between elements"
         assert tree.root.children and tree.root.children[0].locator == "Panel#rows"
+
+
+def test_the_garbage_collector_waits_while_a_hop_holds_the_ui_thread_and_runs_after() -> None:
+    """A full collection took 31 ms on the UI thread in the heartbeat benchmark; it belongs to the caller."""
+    import gc
+
+    app, _panel = _app()
+    with harness(app, ProbeSettings(ui_slice=TINY)) as h:
+        h.adapter.versioned = True
+        seen: list[bool] = []
+        original = h.ui.run
+
+        def run(fn: Any, *, timeout: float | None = None) -> Any:
+            return original(lambda: (seen.append(gc.isenabled()), fn())[1], timeout=timeout)
+
+        h.ui.run = run  # type: ignore[method-assign]
+        assert gc.isenabled()
+        h.engine.tree(max_depth=5)
+        h.engine.hop(lambda hop: hop.main_window())
+        assert len(seen) > 10 and not any(seen), "off for every slice and hop"
+        assert gc.isenabled(), "back on once the work is done"
+        gc.disable()  # an app that runs without the collector keeps it that way
+        try:
+            h.engine.tree(max_depth=5)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
