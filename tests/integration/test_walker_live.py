@@ -19,6 +19,14 @@ import pytest
 pytestmark = [pytest.mark.toolkit("winforms")]
 
 
+@pytest.fixture(autouse=True)
+def _walk_compiled(running_app: Any) -> None:
+    """The walk compiles on a thread of its own; until then snapshots are the engine's own (tested below)."""
+    from wpfprobe_clr.toolkits.winforms import walker
+
+    assert walker.ready(wait=True)
+
+
 def _both(probe: Any, root: str | None, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     from wpfprobe.engine import walked
 

@@ -48,6 +48,7 @@ __all__ = [
     "for_each",
     "for_range",
     "func",
+    "is_compiled",
     "is_type",
     "method",
     "new",
@@ -267,6 +268,11 @@ def compiled(key: Any, build: Callable[[], Any]) -> Any:
     if found is None:
         found = _compiled.setdefault(key, build())
     return found
+
+
+def is_compiled(key: Any) -> bool:
+    """Whether the delegate cached under ``key`` has been built."""
+    return key in _compiled
 
 
 def _expressions(items: Iterable[Any]) -> Any:

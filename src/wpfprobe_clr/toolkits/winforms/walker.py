@@ -36,6 +36,8 @@ for node. The packed form is ``toolkits/_walk_format.py``'s.
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
 import clr
@@ -73,7 +75,7 @@ from wpfprobe_clr.net.derived import from_net, to_net
 from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, Walked, WalkedControl, decode
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
 
-__all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "walk", "walking"]
+__all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "ready", "walk", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
 RICH_TYPES: tuple[Any, ...] = (ToolStrip, ListBox, ComboBox, ListView, TreeView, DataGridView, TabPage)
@@ -84,6 +86,38 @@ def walk(root: Any, registry: Any, *, max_depth: int = 1000, cap: int = 5000) ->
     found = walking(root, registry, max_depth=max_depth, cap=cap)
     found.advance(None)
     return found
+
+
+_KEY = ("winforms.walker", 4)
+_compiling: threading.Thread | None = None
+_compile_lock = threading.Lock()
+
+
+def ready(*, wait: bool = False) -> bool:
+    """Whether the walk is compiled; if not, have it compiled on a thread of its own (``wait``: and wait).
+
+    Compiling the expression takes 100-200 ms: on the UI thread that would be a
+    freeze of its own, so the first snapshots are read the engine's way until
+    the walk is ready.
+    """
+    global _compiling
+    if E.is_compiled(_KEY):
+        return True
+    with _compile_lock:
+        if _compiling is None:
+            _compiling = threading.Thread(target=_compile, name="wpfprobe-walker-compile", daemon=True)
+            _compiling.start()
+        thread = _compiling
+    if wait:
+        thread.join()
+    return E.is_compiled(_KEY)
+
+
+def _compile() -> None:
+    try:
+        E.compiled(_KEY, _build)
+    except Exception:  # a runtime that cannot build it: every snapshot is read the engine's way
+        logging.getLogger("wpfprobe.clr").warning("the .NET walk could not be compiled", exc_info=True)
 
 
 def walking(root: Any, registry: Any, *, max_depth: int, cap: int) -> Walked:
@@ -109,7 +143,7 @@ def _advance(root: Any, registry: Any, max_depth: int, cap: int, walk: Walked, s
     else:
         deadline = Int64(int(Stopwatch.GetTimestamp()) + int(max(seconds, 0.0) * int(Stopwatch.Frequency)))
     done = bool(
-        E.compiled(("winforms.walker", 4), _build)(
+        E.compiled(_KEY, _build)(
             to_net(root), cap, max_depth, registry.ids, registry.refs, registry.counter, registry.prefix, state,
             deadline,
         )
