@@ -377,6 +377,9 @@ class FakeAdapter:
         self.loaded: list[str] = []
         #: Whether structure_version tells of changes (as WinForms does); off, the engine falls back to census_ttl.
         self.versioned = False
+        #: Whether ``walk`` walks (fake_walk.FakeWalk, three elements a slice), as the WinForms adapter does.
+        self.walks = False
+        self.last_walk: Any = None
 
     def _count(self, name: str, element: Any = None) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
@@ -457,9 +460,14 @@ class FakeAdapter:
         self._count("child_total", element)
         return element.total_children
 
-    def walk(self, root: Any, *, objects: Any, max_depth: int, cap: int) -> None:
+    def walk(self, root: Any, *, objects: Any, max_depth: int, cap: int) -> Any:
         self._count("walk")
-        return None  # the engine's own reads: the fake toolkit is their test bed
+        if not self.walks:
+            return None  # the engine's own reads: the fake toolkit is their test bed
+        from fake_walk import FakeWalk
+
+        self.last_walk = FakeWalk(self, root, objects, max_depth=max_depth, cap=cap, per_slice=3)
+        return self.last_walk
 
     def structure_version(self) -> int | None:
         self._count("structure_version")

@@ -1,0 +1,89 @@
+"""A toolkit walk for the fake toolkit (``FakeAdapter.walk`` when ``walks`` is on): the engine's side of
+``engine/walked.py`` tested without a runtime.
+
+It reads each element through the fake adapter's own methods, in the order the
+engine's own path does, and records a failed read the way a walk in .NET does
+(the read's name, the error's type and message). An element whose node needs
+more than the walk reads (a selector's items, a password box, a partial child
+list) is left incomplete, as the WinForms walk leaves its rich controls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wpfprobe.core.protocol import ElementState, Naming, PropertyDescriptor, WalkedNode
+
+UNKNOWN_STATE = ElementState(visible=True, enabled=True, focused=False)
+
+
+class FakeWalk:
+    text_property = PropertyDescriptor("Text", "System.String", None, False)
+
+    def __init__(self, adapter: Any, root: Any, objects: Any, *, max_depth: int, cap: int, per_slice: int) -> None:
+        self._adapter, self._objects = adapter, objects
+        self._max_depth, self._cap, self._per_slice = max_depth, cap, per_slice
+        self._order: list[tuple[Any, int, int]] = [(root, -1, 0)]
+        self._at = 0
+        self._nodes: list[WalkedNode] = []
+        self.ids: frozenset[str] = frozenset()
+        self.incomplete: list[tuple[Any, int]] = []
+        self.slices = 0
+
+    def advance(self, seconds: float | None) -> bool:
+        self.slices += 1
+        budget = len(self._order) if seconds is None else self._per_slice
+        while self._at < len(self._order) and budget > 0:
+            el, parent, depth = self._order[self._at]
+            self._nodes.append(self._read(el, parent, depth))
+            self._at += 1
+            budget -= 1
+        done = self._at >= len(self._order)
+        if done:
+            self.ids = frozenset(n.node_id for n in self._nodes)
+        return done
+
+    def nodes(self) -> list[WalkedNode]:
+        return self._nodes
+
+    def _read(self, el: Any, parent: int, depth: int) -> WalkedNode:
+        a = self._adapter
+        faults: list[tuple[str, str, str]] = []
+
+        def guarded(read: str, fn: Any, default: Any) -> Any:
+            try:
+                return fn()
+            except Exception as exc:
+                faults.append((read, *a.error_identity(exc)))
+                return default
+
+        naming = guarded("naming", lambda: a.naming(el), None)
+        if naming is None:
+            naming = Naming(type(el).__name__, f"{type(el).__module__}.{type(el).__name__}", None, None)
+        kids = guarded("children", lambda: a.children(el, "visual"), [])
+        state = guarded("state", lambda: a.state(el), UNKNOWN_STATE)
+        text, key = guarded("text", lambda: self._text(el), (None, None))
+        index = len(self._nodes)
+        if depth < self._max_depth:
+            for kid in kids:
+                if len(self._order) < self._cap:
+                    self._order.append((kid, index, depth + 1))
+        rich = el.items is not None or el.type_name in ("ListBox", "ComboBox", "TabControl", "ListView")
+        rich = rich or el.password_char or el.total_children is not None
+        if rich:
+            self.incomplete.append((el, depth))
+        return WalkedNode(
+            node_id=self._objects.id_for(el), parent=parent, depth=depth, naming=naming, text=text,
+            access_key=key, state=state, child_count=len(kids), faults=tuple(faults), complete=not rich,
+        )  # fmt: skip
+
+    def _text(self, el: Any) -> tuple[str | None, str | None]:
+        a = self._adapter
+        prop = a.text_property(el)
+        if prop is None:
+            return None, None
+        value = a.read_property(el, prop).value
+        if value is None or value == "":
+            return None, None
+        shown, key = a.display_text(el, value if isinstance(value, str) else str(value))
+        return shown or None, key
