@@ -123,3 +123,29 @@ def test_a_name_the_census_has_not_seen_sends_the_snapshot_down_the_engines_own_
         h.adapter.walks = False
         assert fast == h.engine.tree(max_depth=5).model_dump()
         assert "TextBox#renamed" in str(fast)
+
+
+def test_a_list_longer_than_the_node_cap_is_read_only_as_far_as_the_cap_reaches() -> None:
+    items = [FakeElement("ListBoxItem", text=f"item {i}") for i in range(40)]
+    big = FakeElement("ListBox", "big", children=items)
+    app = FakeApp(FakeElement("Window", "main", children=[FakeElement("Label", "top", text="x"), big]))
+    with harness(app, ProbeSettings(ui_slice=TINY, max_tree_nodes=10)) as h:
+        h.adapter.versioned = True
+        built: list[Any] = []
+        build = walked.build
+
+        projected: list[int] = []
+
+        def counted(prepared: Any) -> Any:
+            projected.append(len(prepared.projected))
+            built.append(result := build(prepared))
+            return result
+
+        walked.build = counted  # type: ignore[assignment]
+        try:
+            fast, own = _both(h, max_depth=3)
+        finally:
+            walked.build = build  # type: ignore[assignment]
+        assert built and built[0] is not None, "made from the walk, not given up"
+        assert fast == own and fast["truncated"]
+        assert projected == [1 + 10], "the list, and as many of its 40 items as the cap could show"

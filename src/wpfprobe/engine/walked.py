@@ -68,7 +68,10 @@ def prepare_steps(h: Hop, root: Any, *, max_depth: int, cap: int) -> Generator[N
     projected: dict[str, Projected] = {}
     queue: deque[tuple[Any, int]] = deque(walk.incomplete)
     queued = {h.id(el) for el, _ in walk.incomplete}
-    budget = cap  # children beyond the walk (items) projected at most: more can never be shown
+    # Children the walk does not know (items) are projected up to ``cap`` per parent: a later one
+    # comes after ``cap`` of its siblings, so the node cap always cuts before it. Over all parents,
+    # twice the cap at most (so many item lists, the engine's own path is as quick).
+    budget = 2 * cap
     while queue:
         if h.slice_due():
             yield  # a change to the tree meanwhile makes the caller start again
@@ -79,14 +82,16 @@ def prepare_steps(h: Hop, root: Any, *, max_depth: int, cap: int) -> Generator[N
         node = h.project(el, locator="", kids=kids)
         kid_ids: list[str] = []
         if depth < max_depth:
+            siblings_left = cap
             for kid in kids:
                 kid_id = h.id(kid)
                 kid_ids.append(kid_id)
-                if kid_id in walk.ids or kid_id in queued:
+                if kid_id in walk.ids or kid_id in queued or siblings_left <= 0:
                     continue
+                siblings_left -= 1
                 budget -= 1
                 if budget < 0:
-                    return None  # more than a snapshot can hold: cut where the engine's own path cuts
+                    return None
                 queued.add(kid_id)
                 queue.append((kid, depth + 1))
         projected[node["nodeId"]] = (node, kid_ids)
@@ -162,6 +167,8 @@ def build(p: Prepared) -> tuple[dict[str, Any], bool, int] | None:
             for kid_id in kids:
                 got = node_of(kid_id) if count < p.cap else None
                 if got is None:
+                    if count < p.cap:
+                        return None  # not read, yet within the cap: never expected; the engine's path decides
                     node["childrenTruncated"] = True
                     truncated = True
                     break
