@@ -84,6 +84,8 @@ def prepare_steps(h: Hop, root: Any, *, max_depth: int, cap: int) -> Generator[N
         if depth < max_depth:
             siblings_left = cap
             for kid in kids:
+                if h.slice_due():
+                    yield  # a list of thousands of items is itself many slices' work
                 kid_id = h.id(kid)
                 kid_ids.append(kid_id)
                 if kid_id in walk.ids or kid_id in queued or siblings_left <= 0:
