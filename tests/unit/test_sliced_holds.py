@@ -144,3 +144,17 @@ def test_the_garbage_collector_waits_while_a_hop_holds_the_ui_thread_and_runs_af
             assert not gc.isenabled()
         finally:
             gc.enable()
+
+
+def test_an_app_wide_find_by_type_or_text_is_taken_in_slices_and_finds_the_same() -> None:
+    app, _panel = _app()
+    with harness(app, ProbeSettings(ui_slice=0.0)) as h:
+        h.adapter.versioned = True
+        whole = h.engine.find(type_name="Button", text="B1", max_results=50)
+        _with(h, ui_slice=TINY)
+        h.engine.find(type_name="Button", max_results=1)  # the name index, built in slices of its own
+        before = h.ui.runs
+        sliced = h.engine.find(type_name="Button", text="B1", max_results=50)
+        assert h.ui.runs - before > 10, "the search let the UI thread go"
+        assert sliced.model_dump() == whole.model_dump()
+        assert [r.node.text for r in sliced.results] == ["B1", *(f"B{i}" for i in range(10, 20))]

@@ -208,10 +208,12 @@ class Engine(WhyQueries):
         # A locator that names the logical tree (logical:, menu:) is evaluated there.
         tree: TreeType = "logical" if parsed is not None and parsed.tree_type == "logical" else tree_type
 
-        def read(h: Hop) -> dict[str, Any]:
+        def read(h: Hop) -> Generator[None, None, dict[str, Any]]:
             scope = [h.resolve(root)] if root is not None else h.adapter.roots()
-            if parsed is None:
-                matches = h.select_compound(scope, criteria or Compound(), tree_type=tree, app_wide=root is None)
+            if parsed is None:  # a search by type, text or properties walks the scope: in slices
+                matches = yield from h.select_compound_steps(
+                    scope, criteria or Compound(), tree_type=tree, app_wide=root is None
+                )
             else:
                 matches = h.evaluate(parsed, scope, tree_type=tree, app_wide=root is None)
                 if criteria is not None:
@@ -224,7 +226,7 @@ class Engine(WhyQueries):
                 "errorCount": len(h.faults) or None,
             }
 
-        return FindResults.model_validate(self.indexed_hop(read))
+        return FindResults.model_validate(self.sliced(read))
 
     def count(self, target: Target) -> int:
         return self.hop(lambda h: len(h.resolve_all(target)))

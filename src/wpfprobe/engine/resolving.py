@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 from wpfprobe.core.errors import LocatorAmbiguousError, LocatorNotFoundError
@@ -171,6 +171,21 @@ class Resolver(Locating):
         else:
             found = [el for el in self.walk(scope, tree_type) if self.matches(el, compound)]
         return pick_nth(found, compound) if apply_nth else found
+
+    def select_compound_steps(
+        self, scope: list[Any], compound: Compound, *, tree_type: TreeType, app_wide: bool = False
+    ) -> Generator[None, None, list[Any]]:
+        """``select_compound`` as slices: a search that walks the app yields when ``slice_due()``."""
+        key = index_key(compound) if app_wide and tree_type == "visual" else None
+        if key is not None:
+            return self.select_compound(scope, compound, tree_type=tree_type, app_wide=app_wide)
+        found = []
+        for el in self.walk(scope, tree_type):
+            if self.slice_due():
+                yield  # the walk keeps its place; a change meanwhile makes the caller start again
+            if self.matches(el, compound):
+                found.append(el)
+        return pick_nth(found, compound)
 
     def indexed(self, key: str, compound: Compound) -> list[Any]:
         """The elements answering to ``key`` and ``compound`` now, from the name index.
