@@ -11,8 +11,8 @@ Python's GIL: a beat runs the moment the UI thread is free, not when Python
 lets it (a Python beat would also wait for the GIL the probe's callers hold).
 
 Per form size (the same deterministic forms as bench_snapshot.py) and per
-read tool (tree, children page, find by name, locator resolution, properties,
-binding info, diagnostics) it reports, over --repeat runs, the longest gap,
+read tool (tree, children page, find by name, find by type and text over the
+whole app, locator resolution, properties, binding info, diagnostics) it reports, over --repeat runs, the longest gap,
 the median of each run's longest gap, and the p99 of the beats' delays
 (posted to run: how long an input arriving then waits), beside an idle
 baseline measured the same way; the
@@ -244,6 +244,8 @@ def bench_form(
         f"tree(max_depth={MAX_DEPTH})": lambda: probe.tree(max_depth=MAX_DEPTH),
         "children(form, take=50)": lambda: probe.children(form_id, take=50),
         "find(name=...)": lambda: probe.find(name=name, max_results=20),
+        # No index answers this: the whole app is walked and every TextBox's text read.
+        "find(type_name=..., text=...)": lambda: probe.find(type_name="TextBox", text="no such text", max_results=20),
         "locator TextBox#name .node()": lambda: by_locator.node(),
         "properties(include_defaults, take=200)": lambda: by_locator.properties(include_defaults=True, take=200),
         "bindings()": lambda: by_locator.bindings(),

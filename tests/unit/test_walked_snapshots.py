@@ -148,4 +148,6 @@ def test_a_list_longer_than_the_node_cap_is_read_only_as_far_as_the_cap_reaches(
             walked.build = build  # type: ignore[assignment]
         assert built and built[0] is not None, "made from the walk, not given up"
         assert fast == own and fast["truncated"]
-        assert projected == [1 + 10], "the list, and as many of its 40 items as the cap could show"
+        # The fake walk reads items as elements: 7 of them fit its cap of 10 nodes (with the window, the
+        # label and the list). The engine reads the list and its next 3 items: 10 items, all the cap can show.
+        assert projected == [1 + 3], "the list, and as many of its 40 items as the cap could show"

@@ -68,9 +68,9 @@ def prepare_steps(h: Hop, root: Any, *, max_depth: int, cap: int) -> Generator[N
     projected: dict[str, Projected] = {}
     queue: deque[tuple[Any, int]] = deque(walk.incomplete)
     queued = {h.id(el) for el, _ in walk.incomplete}
-    # Children the walk does not know (items) are projected up to ``cap`` per parent: a later one
-    # comes after ``cap`` of its siblings, so the node cap always cuts before it. Over all parents,
-    # twice the cap at most (so many item lists, the engine's own path is as quick).
+    # Children the walk does not know (items) are named and projected up to ``cap`` per parent: a
+    # later one comes after ``cap`` of its siblings, so the node cap always cuts before it. Over all
+    # parents, twice the cap at most (with so many items the engine's own path is as quick).
     budget = 2 * cap
     while queue:
         if h.slice_due():
@@ -84,13 +84,15 @@ def prepare_steps(h: Hop, root: Any, *, max_depth: int, cap: int) -> Generator[N
         if depth < max_depth:
             siblings_left = cap
             for kid in kids:
+                if siblings_left <= 0:
+                    break  # the rest is beyond the node cap: ``build`` cuts before it, and marks the cut
                 if h.slice_due():
                     yield  # a list of thousands of items is itself many slices' work
                 kid_id = h.id(kid)
                 kid_ids.append(kid_id)
-                if kid_id in walk.ids or kid_id in queued or siblings_left <= 0:
-                    continue
                 siblings_left -= 1
+                if kid_id in walk.ids or kid_id in queued:
+                    continue
                 budget -= 1
                 if budget < 0:
                     return None
