@@ -7,7 +7,7 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 from wpfprobe.core.models import Rect
-from wpfprobe.core.protocol import PlainValue, TreeType
+from wpfprobe.core.protocol import ElementState, Naming, PlainValue, TreeType
 from wpfprobe.core.redaction import REDACTED
 from wpfprobe.engine.locating import Loc, run_whole
 from wpfprobe.engine.locators import LOGICAL_PREFIX
@@ -32,24 +32,12 @@ class Hop(Resolver):
             kids = self.children_of(el, tree_type)
         node_id = self.id(el)
         text, access_key = self.text_and_key(el)
-        node: dict[str, Any] = {
-            "nodeId": node_id,
-            "type": naming.type_name,
-            "typeName": naming.full_type_name,
-            "name": naming.name,
-            "automationId": naming.automation_id,
-            "text": text,
-            "accessKey": access_key,
-            "visible": state.visible,
-            "enabled": state.enabled,
-            "focused": state.focused,
-            "selected": state.selected,
-            "checked": state.checked,
-            "expanded": state.expanded,
-            "childCount": len(kids),
-            "totalCount": self.child_total_of(el),
-            "locator": locator if locator is not None else self.locator_of(el),
-        }
+        node = node_dict(
+            node_id, naming, state, text, access_key,
+            child_count=len(kids),
+            total_count=self.child_total_of(el),
+            locator=locator if locator is not None else self.locator_of(el),
+        )  # fmt: skip
         if props:
             values: dict[str, PlainValue] = {}
             for pname in props:
@@ -118,6 +106,38 @@ class Hop(Resolver):
                 queue.append((child, grand, depth + 1, kid_loc))
             node["children"] = children
         return root_node, truncated, count
+
+
+def node_dict(
+    node_id: str,
+    naming: Naming,
+    state: ElementState,
+    text: str | None,
+    access_key: str | None,
+    *,
+    child_count: int,
+    total_count: int | None,
+    locator: str,
+) -> dict[str, Any]:
+    """A projected node's fields, in the order every projection gives them (``Hop.project``, ``walked``)."""
+    return {
+        "nodeId": node_id,
+        "type": naming.type_name,
+        "typeName": naming.full_type_name,
+        "name": naming.name,
+        "automationId": naming.automation_id,
+        "text": text,
+        "accessKey": access_key,
+        "visible": state.visible,
+        "enabled": state.enabled,
+        "focused": state.focused,
+        "selected": state.selected,
+        "checked": state.checked,
+        "expanded": state.expanded,
+        "childCount": child_count,
+        "totalCount": total_count,
+        "locator": locator,
+    }
 
 
 def rect(bounds: Any) -> Rect | None:

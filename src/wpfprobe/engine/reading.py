@@ -8,7 +8,7 @@ projection in ``hop``), and every method runs ON the UI thread.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from wpfprobe.core.errors import InvalidArgumentError, NodeNotFoundError, ProbeError
@@ -54,6 +54,14 @@ def is_interesting(row: dict[str, Any]) -> bool:
 MAX_ERROR_MESSAGE = 300
 #: State assumed for an element whose state could not be read; its ``error`` says so.
 UNKNOWN_STATE = ElementState(visible=True, enabled=True, focused=False)
+
+
+def error_dict(faults: Sequence[tuple[str, str, str]]) -> dict[str, Any] | None:
+    """A node's ``error`` from its failed reads (read, type, message): the first failure, and every read."""
+    if not faults:
+        return None
+    reads = list(dict.fromkeys(read for read, _, _ in faults))
+    return {"type": faults[0][1], "message": faults[0][2], "reads": reads}
 
 
 class Reader:
@@ -105,11 +113,7 @@ class Reader:
 
     def error_of(self, node_id: str) -> dict[str, Any] | None:
         """The ``error`` of a projected node: the first failure, and every read that failed."""
-        found = self.faults.get(node_id)
-        if not found:
-            return None
-        reads = list(dict.fromkeys(read for read, _, _ in found))
-        return {"type": found[0][1], "message": found[0][2], "reads": reads}
+        return error_dict(self.faults.get(node_id) or ())
 
     def naming_of(self, el: Any) -> Naming:
         try:

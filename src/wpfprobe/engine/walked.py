@@ -28,9 +28,10 @@ from typing import Any
 
 from wpfprobe.core.protocol import Naming, Walk, WalkedNode
 from wpfprobe.core.redaction import REDACTED
-from wpfprobe.engine.hop import Hop
+from wpfprobe.engine.hop import Hop, node_dict
 from wpfprobe.engine.locating import Loc, child_locator
 from wpfprobe.engine.locators import LOGICAL_PREFIX
+from wpfprobe.engine.reading import error_dict
 
 #: A node the engine projected itself, and the ids of its children in the order the adapter lists them.
 Projected = tuple[dict[str, Any], list[str]]
@@ -203,25 +204,8 @@ def _node(n: WalkedNode, redact_text: bool) -> dict[str, Any]:
     if redact_text:
         text, key = REDACTED, None
         faults = tuple(f for f in faults if f[0] != "text")  # a redacted text is never read
-    node: dict[str, Any] = {
-        "nodeId": n.node_id,
-        "type": naming.type_name,
-        "typeName": naming.full_type_name,
-        "name": naming.name,
-        "automationId": naming.automation_id,
-        "text": text,
-        "accessKey": key,
-        "visible": state.visible,
-        "enabled": state.enabled,
-        "focused": state.focused,
-        "selected": state.selected,
-        "checked": state.checked,
-        "expanded": state.expanded,
-        "childCount": n.child_count,
-        "totalCount": None,
-        "locator": "",
-    }
-    if faults:
-        reads = list(dict.fromkeys(read for read, _, _ in faults))
-        node["error"] = {"type": faults[0][1], "message": faults[0][2], "reads": reads}
+    node = node_dict(n.node_id, naming, state, text, key, child_count=n.child_count, total_count=None, locator="")
+    error = error_dict(faults)
+    if error is not None:
+        node["error"] = error
     return node
