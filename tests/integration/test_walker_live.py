@@ -20,11 +20,12 @@ pytestmark = [pytest.mark.toolkit("winforms")]
 
 
 @pytest.fixture(autouse=True)
-def _walk_compiled(running_app: Any) -> None:
-    """The walk compiles on a thread of its own; until then snapshots are the engine's own (tested below)."""
+def _walk_compiled(probe: Any) -> None:
+    """Attaching posted the walk's compilation to the UI thread; a hop after it finds it done."""
     from wpfprobe_clr.toolkits.winforms import walker
 
-    assert walker.ready(wait=True)
+    probe.engine.hop(lambda h: None)
+    assert walker.ready()
 
 
 def _both(probe: Any, root: str | None, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -75,7 +75,6 @@ class WinFormsAdapter:
         self._type_names = tree.TypeNames()
         self._kinds = KindTable()
         self._structure = structure.StructureWatch()
-        walker.ready()  # compiled on a thread of its own, before the first snapshot asks for it
 
     def _main_form(self) -> Any | None:
         if type(self._main) is DerivedHandle:
@@ -124,7 +123,7 @@ class WinFormsAdapter:
         if registry is None or not is_a(root, Control):
             return None  # ids that are not the .NET registry's (a test's table), or no control to walk
         if not walker.ready():
-            return None  # compiling off the UI thread: the engine reads this snapshot itself
+            return None  # not compiled (yet): the engine reads this snapshot itself
         prune = getattr(objects, "prune_if_due", None)
         if prune is not None:
             prune()  # walks register ids without asking the table

@@ -15,6 +15,7 @@ from System.Windows.Forms import Application, Control, Form
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe_clr._ui_thread import UiThread
 from wpfprobe_clr.net.derived import call, handle_of, is_a, members_of
+from wpfprobe_clr.toolkits.winforms import walker
 from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter
 from wpfprobe_clr.toolkits.winforms.ui_loop import marshal_control
 
@@ -59,6 +60,7 @@ def connect(app: Any, *, timeout: float) -> tuple[WinFormsAdapter, UiThread]:
     ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
     # Errors are recorded from now on; the walk runs on the UI thread, not here.
     ui.post(adapter.hook_bindings)
+    ui.post(walker.prepare)  # the .NET walk, compiled before any request reaches the UI thread
     # Once the loop ends, calls waiting for it fail at once instead of timing out.
     ui.post(lambda: adapter.on_ui_exit(ui.end))
     return adapter, ui

@@ -37,7 +37,6 @@ for node. The packed form is ``toolkits/_walk_format.py``'s.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 import clr
@@ -75,45 +74,29 @@ from wpfprobe_clr.net.derived import from_net, to_net
 from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, Walked, WalkedControl, decode
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
 
-__all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "ready", "walk", "walking"]
+__all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
 RICH_TYPES: tuple[Any, ...] = (ToolStrip, ListBox, ComboBox, ListView, TreeView, DataGridView, TabPage)
 
 
-def walk(root: Any, registry: Any, *, max_depth: int = 1000, cap: int = 5000) -> Walked:
-    """``root`` and the controls below it, breadth first, in one go; call on the UI thread."""
-    found = walking(root, registry, max_depth=max_depth, cap=cap)
-    found.advance(None)
-    return found
-
-
 _KEY = ("winforms.walker", 4)
-_compiling: threading.Thread | None = None
-_compile_lock = threading.Lock()
 
 
-def ready(*, wait: bool = False) -> bool:
-    """Whether the walk is compiled; if not, have it compiled on a thread of its own (``wait``: and wait).
-
-    Compiling the expression takes 100-200 ms: on the UI thread that would be a
-    freeze of its own, so the first snapshots are read the engine's way until
-    the walk is ready.
-    """
-    global _compiling
-    if E.is_compiled(_KEY):
-        return True
-    with _compile_lock:
-        if _compiling is None:
-            _compiling = threading.Thread(target=_compile, name="wpfprobe-walker-compile", daemon=True)
-            _compiling.start()
-        thread = _compiling
-    if wait:
-        thread.join()
+def ready() -> bool:
+    """Whether the walk is compiled (``prepare``); until it is, snapshots are read the engine's way."""
     return E.is_compiled(_KEY)
 
 
-def _compile() -> None:
+def prepare() -> None:
+    """Compile the walk (100-200 ms, once per process); posted to the UI thread when the probe attaches.
+
+    Not on a thread of its own: a second thread doing .NET work deadlocks
+    with Mono's garbage collector in the cooperative suspend modes an app may
+    have started Mono in, and one still compiling when a short script ends
+    crashed in pythonnet's shutdown. At attach time, ahead of every request
+    (the UI thread runs posts in order), it costs the app one pause at start.
+    """
     try:
         E.compiled(_KEY, _build)
     except Exception:  # a runtime that cannot build it: every snapshot is read the engine's way
