@@ -201,6 +201,21 @@ class UiLoop:
             raise result
         return Timed(result, hold, wall)
 
+    def settle(self, *, quiet: float = 0.005, times: int = 5, timeout: float = 10.0) -> None:
+        """Wait until the UI thread is idle: ``times`` no-op posts in a row each come back within ``quiet`` s.
+
+        A form just shown keeps the thread busy painting for a while; what is
+        measured after must not include that. Gives up after ``timeout`` s
+        with a note (the machine is too busy to settle), as the numbers say.
+        """
+        deadline = perf_counter() + timeout
+        in_a_row = 0
+        while in_a_row < times:
+            in_a_row = in_a_row + 1 if self.call(lambda: None).wall <= quiet else 0
+            if perf_counter() > deadline:
+                note(f"the UI thread did not settle within {timeout:g} s; measuring anyway")
+                return
+
     def stop(self, timeout: float = 20.0) -> bool:
         """End the message loop and wait for the thread; False if it would not end."""
         if self.ended_cleanly is not None:
@@ -493,7 +508,7 @@ def describe_form(form: Any) -> FormInfo:
     )
 
 
-def show_form(loop: UiLoop, total: int, *, settle: float = 0.3) -> tuple[Any, Any, FormInfo, float]:
+def show_form(loop: UiLoop, total: int) -> tuple[Any, Any, FormInfo, float]:
     """Build and show a form on the UI thread; wait for Shown and let it paint."""
     shown = threading.Event()
 
@@ -507,8 +522,7 @@ def show_form(loop: UiLoop, total: int, *, settle: float = 0.3) -> tuple[Any, An
     form, sample, info, show_seconds = loop.call(make).result
     if not shown.wait(60):
         raise BenchError(f"The {total}-control form was not shown within 60 s.")
-    time.sleep(settle)
-    loop.call(lambda: None)  # the paint messages queued by Show have run
+    loop.settle()  # the paint messages queued by Show have run
     return form, sample, info, show_seconds
 
 

@@ -134,6 +134,19 @@ class Heartbeat:
     def drain(self) -> list[int]:
         return [int(t) for t in self.stamps.ToArray()]
 
+    def after(self, start: int, seconds: float, *, timeout: float = 30.0) -> int:
+        """Wait until a beat has run ``seconds`` or more after ``start`` (a stamp); the window's end, as a stamp.
+
+        The window ends when the UI thread shows it, not when a clock here says so.
+        """
+        want = start + int(seconds * self.frequency)
+        deadline = time.monotonic() + seconds + timeout
+        while not any(t >= want for t in self.drain()[-4:]):
+            if time.monotonic() > deadline:
+                raise h.BenchError(f"No beat ran on the UI thread for {seconds + timeout:g} s.")
+            time.sleep(0.05)
+        return self.now()
+
     def delays_ms(self, start: int, end: int) -> list[float]:
         """Delays of the beats posted in [start, end] that have run."""
         ran = self.stamps.ToArray()
@@ -220,8 +233,7 @@ def bench_zoo(
     zoo = loop.call(make).result
     if not shown.wait(60):
         raise h.BenchError("The widget zoo was not shown within 60 s.")
-    time.sleep(0.3)
-    loop.call(lambda: None)  # the paint messages queued by Show have run
+    loop.settle()  # its first paints have run
     try:
         label = f"zoo {rows} rows, {items} items"
         return {"controls": label, **bench_form(loop, rec, beat, zoo.form, "visitorBox", "zoo", repeat)}
@@ -257,8 +269,7 @@ def bench_form(
         results[label] = measure(beat, fn, repeat)
     # Idle last: right after the form is shown the UI thread is still busy with it.
     start = beat.now()
-    time.sleep(IDLE_SECONDS)
-    end = beat.now()
+    end = beat.after(start, IDLE_SECONDS)
     idle_gaps = beat.gaps_ms(beat.drain(), start, end)
     idle_delays = beat.delays_ms(start, end)
     results = {

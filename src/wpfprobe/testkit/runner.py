@@ -42,8 +42,6 @@ class RunnerOptions:
     hang_seconds: float = 10.0
     """How long a UI thread that does not answer gets before it counts as hung."""
     error_dialog: Any = oracles.ERROR_DIALOG
-    settle_ms: int = 0
-    """Wait this long after each step before looking (for apps that react on a timer)."""
 
 
 @dataclass
@@ -262,8 +260,6 @@ class Runner:
         element = step.target.locator if step.target else None
         seq = step.seq
         failures: list[Failure] = []
-        if self.options.settle_ms:
-            time.sleep(self.options.settle_ms / 1000)
         if (outcome is not None and outcome.app_gone) or not self.app.alive():
             crashed = self._crashed(element, seq)
             if crashed is not None:
