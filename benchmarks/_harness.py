@@ -555,6 +555,35 @@ def floor_walk(form: Any) -> int:
     return len(out)
 
 
+def floor_walk_items(form: Any, cap: int) -> int:
+    """``floor_walk`` with list items as nodes, breadth first to ``cap`` nodes, as a snapshot counts them.
+
+    The bare pythonnet walk of a form whose nodes are mostly list items: per
+    control the same seven reads, and per item of a ListBox, CheckedListBox
+    or ComboBox what a bare loop reads to show it (its text through
+    GetItemText, and whether it is selected), kept as plain tuples.
+    """
+    from collections import deque
+
+    from System.Windows.Forms import ComboBox, ListBox, SelectionMode
+
+    one = SelectionMode.One
+    out: list[tuple[Any, ...]] = []
+    queue = deque([form])
+    while queue and len(out) < cap:
+        c = queue.popleft()
+        kids = c.Controls
+        out.append((type(c).__name__, c.Name, c.Text, c.Visible, c.Enabled, c.Focused, kids.Count))
+        queue.extend(kids)
+        if isinstance(c, (ListBox, ComboBox)):
+            items = c.Items
+            multi = isinstance(c, ListBox) and c.SelectionMode != one
+            for i in range(min(int(items.Count), cap - len(out) - len(queue))):
+                selected = c.GetSelected(i) if multi else c.SelectedIndex == i
+                out.append((c.GetItemText(items[i]), selected))
+    return len(out)
+
+
 def floor_properties(element: Any) -> int:
     """Every property of one element, bare: TypeDescriptor.GetProperties + GetValue."""
     from System.ComponentModel import TypeDescriptor

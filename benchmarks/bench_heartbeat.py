@@ -284,15 +284,18 @@ def bench_form(
     # UI-thread time per node against the bare walk, interleaved in this run.
     tree_holds: list[float] = []
     floor_holds: list[float] = []
-    nodes = floor_nodes = chars = 0
+    items_floor_holds: list[float] = []
+    nodes = floor_nodes = items_floor_nodes = chars = 0
     for i in range(repeat + 1):
         with rec.op(f"tree {tag}") as span:
             tree = probe.tree(max_depth=MAX_DEPTH)
         floor = loop.call(lambda: h.floor_walk(form))
+        items_floor = loop.call(lambda cap=tree.returned_node_count: h.floor_walk_items(form, cap))
         if i:
             tree_holds.append(span.hold)
             floor_holds.append(floor.hold)
-        nodes, floor_nodes = tree.returned_node_count, floor.result
+            items_floor_holds.append(items_floor.hold)
+        nodes, floor_nodes, items_floor_nodes = tree.returned_node_count, floor.result, items_floor.result
         chars = len(tree_text(tree))
     # The engine's own path (every element read from Python; the walk's oracle) on the same form.
     own_holds: list[float] = []
@@ -308,6 +311,7 @@ def bench_form(
         probe.engine.settings = kept
     tree_us = h.percentile(tree_holds, 0.5) * 1e6 / max(nodes, 1)
     floor_us = h.percentile(floor_holds, 0.5) * 1e6 / max(floor_nodes, 1)
+    items_floor_us = h.percentile(items_floor_holds, 0.5) * 1e6 / max(items_floor_nodes, 1)
     return {
         "tools": results,
         "snapshot": {
@@ -315,6 +319,10 @@ def bench_form(
             "hold_us_per_node": round(tree_us, 2),
             "floor_us_per_node": round(floor_us, 2),
             "ratio": round(tree_us / floor_us, 2),
+            # The bare walk with list items as nodes, as many as the snapshot has: where most nodes are items.
+            "items_floor_nodes": items_floor_nodes,
+            "items_floor_us_per_node": round(items_floor_us, 2),
+            "items_ratio": round(tree_us / items_floor_us, 2),
             "own_path_us_per_node": round(h.percentile(own_holds, 0.5) * 1e6 / max(nodes, 1), 2),
             "own_path_ratio": round(h.percentile(own_holds, 0.5) * 1e6 / max(nodes, 1) / floor_us, 2),
             "text_chars": chars,
@@ -345,6 +353,10 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int) 
             f"snapshot: {s['nodes']} nodes, {s['hold_us_per_node']:.1f} us/node on the UI thread vs the bare walk "
             f"{s['floor_us_per_node']:.1f} us/node ({s['ratio']:.2f}x); compact text {s['text_chars_per_node']:.1f} "
             "chars/node"
+        )
+        lines.append(
+            f"  vs the bare walk with list items as nodes ({s['items_floor_nodes']} nodes): "
+            f"{s['items_floor_us_per_node']:.1f} us/node ({s['items_ratio']:.2f}x)"
         )
         lines.append(
             f"the same snapshot read the engine's own way (toolkit_walk=False): {s['own_path_us_per_node']:.1f} "

@@ -137,3 +137,108 @@ def test_a_walk_in_many_slices_snapshots_the_zoo_as_one_in_a_single_slice(zoo_pr
     finally:
         engine.settings = kept
     assert sliced == whole
+
+
+def _list_patterns() -> Any:
+    """A form of list boxes and combo boxes in the states and set-ups the zoo's own lists lack."""
+    from System import Array, Object
+    from System.Collections.Generic import KeyValuePair
+    from System.Windows.Forms import (
+        CheckedListBox,
+        CheckState,
+        ComboBox,
+        ContextMenuStrip,
+        DrawMode,
+        Form,
+        ListBox,
+        SelectionMode,
+    )
+
+    form = Form()
+    form.Name = "listPatterns"
+    form.Text = "List patterns"
+
+    def place(control: Any, name: str, x: int, y: int, w: int = 120, h: int = 80) -> Any:
+        control.Name = name
+        control.SetBounds(x, y, w, h)
+        form.Controls.Add(control)
+        return control
+
+    many = place(ListBox(), "multiList", 0, 0)
+    many.SelectionMode = SelectionMode.MultiExtended
+    many.Items.AddRange(Array[Object]([f"row {i}" for i in range(40)]))
+    for i in (1, 3, 30):
+        many.SetSelected(i, True)
+    columns = place(ListBox(), "columnList", 130, 0)
+    columns.MultiColumn = True
+    columns.Items.AddRange(Array[Object]([f"col {i}" for i in range(60)]))
+    variable = place(ListBox(), "variableList", 260, 0)
+    variable.DrawMode = DrawMode.OwnerDrawVariable
+    variable.Items.AddRange(Array[Object](["a", "b", "c"]))
+    pairs = place(ListBox(), "pairList", 390, 0)
+    pairs.DisplayMember = "Value"
+    for key, value in (("k1", "first"), ("k2", "second")):
+        pairs.Items.Add(KeyValuePair[str, str](key, value))
+    pairs.SelectedIndex = 1
+    numbers = place(ListBox(), "formattedList", 0, 90)
+    numbers.FormattingEnabled = True
+    numbers.FormatString = "N2"
+    numbers.Items.AddRange(Array[Object]([1.5, 2.25, 1000]))
+    checks = place(CheckedListBox(), "checkList", 130, 90)
+    checks.Items.AddRange(Array[Object](["on", "off", "maybe"]))
+    checks.SetItemCheckState(0, CheckState.Checked)
+    checks.SetItemCheckState(2, CheckState.Indeterminate)
+    checks.SelectedIndex = 2
+    hidden = place(ListBox(), "hiddenList", 260, 90)
+    hidden.Items.Add("unseen")
+    hidden.Visible = False
+    off = place(ComboBox(), "disabledCombo", 390, 90, 120, 24)
+    off.Items.AddRange(Array[Object](["x", "y"]))
+    off.SelectedIndex = 0
+    off.Enabled = False
+    menu_list = place(ListBox(), "menuList", 0, 180)  # a context menu: read the engine's way, as before
+    menu_list.Items.Add("with a menu")
+    menu_list.ContextMenuStrip = ContextMenuStrip()
+    empty = place(ListBox(), "emptyList", 130, 180)
+    empty.SelectionMode = getattr(SelectionMode, "None")
+    form.Show()
+    many.TopIndex = 20  # scrolled (once it has a window): rows before 20 are out of view
+    checks.Focus()
+    return form
+
+
+@pytest.mark.usefixtures("running_app")
+def test_list_items_are_walked_in_net_as_the_engine_reads_them(probe: Any, running_app: Any) -> None:
+    """Selections (single, multiple, none), scrolling, columns, owner-drawn rows, display members, formatting,
+    check states (indeterminate too), focus, hidden and disabled owners: the items the walk reads in .NET equal
+    the engine's own reads, and a list with a context menu is still left to the engine."""
+    from wpfprobe.engine import walked
+
+    form = running_app.invoke(_list_patterns)
+    try:
+        prepared: list[Any] = []
+        build = walked.build
+
+        def kept(p: Any) -> Any:
+            prepared.append(p)
+            return build(p)
+
+        walked.build = kept  # type: ignore[assignment]
+        try:
+            assert _assert_same(probe, "Form#listPatterns", max_depth=10) > 120
+        finally:
+            walked.build = build  # type: ignore[assignment]
+        # The list with a context menu, its item and its menu: nothing else is read the engine's way.
+        left_to_the_engine = sorted((node["type"], node["name"]) for node, _kids in prepared[0].projected.values())
+        assert left_to_the_engine == [("ContextMenuStrip", None), ("ListBox", "menuList"), ("ListBoxItem", None)]
+        tree = probe.tree("Form#listPatterns", max_depth=10).model_dump()["root"]
+        lists = {kid["name"]: kid for kid in tree["children"]}
+        scrolled = lists["multiList"]["children"]
+        assert [k["selected"] for k in scrolled[:4]] == [False, True, False, True]
+        assert (scrolled[3]["visible"], scrolled[20]["visible"]) == (False, True)
+        assert [k["checked"] for k in lists["checkList"]["children"]] == [True, False, None]
+        assert lists["checkList"]["children"][2]["focused"] is True
+        assert [k["text"] for k in lists["pairList"]["children"]] == ["first", "second"]
+        assert [k["text"] for k in lists["formattedList"]["children"]] == ["1.50", "2.25", "1,000.00"]
+    finally:
+        running_app.invoke(lambda: (form.Close(), form.Dispose()))

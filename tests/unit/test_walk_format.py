@@ -22,9 +22,9 @@ FORM = "i-1;i0;" + _s("ab1") + _s("Form") + _s("System.Windows.Forms.Form")
 def test_records_read_back_with_texts_that_hold_the_separators() -> None:
     tricky = "a:b;c!*n s3:x"
     packed = (
-        FORM + _s("main") + _s(tricky) + "b0" + "b1b1b0" + "n" + "i1;" + "b0"
+        FORM + _s("main") + _s(tricky) + "b0" + "b1b1b0" + "n" + "i1;" + "b0" + "n"
         + "i0;i1;" + _s("ab2") + _s("TextBox") + _s("System.Windows.Forms.TextBox") + "n" + "*" + "b0"
-        + "b1b0b1" + "n" + "i0;" + "b1"
+        + "b1b0b1" + "n" + "i0;" + "b1" + "n"
     )  # fmt: skip
     form, box = decode(packed)
     assert form == WalkedControl(
@@ -35,18 +35,18 @@ def test_records_read_back_with_texts_that_hold_the_separators() -> None:
 
 
 def test_a_node_reads_its_text_as_the_user_does() -> None:
-    packed = FORM + _s("main") + _s("Save &As") + "b1" + "b1b1b0" + "b1" + "i0;" + "b0"
+    packed = FORM + _s("main") + _s("Save &As") + "b1" + "b1b1b0" + "b1" + "i0;" + "b0" + "n"
     node = decode(packed)[0].node()
     assert (node.text, node.access_key) == ("Save As", "A")
     assert node.state == ElementState(visible=True, enabled=True, focused=False, checked=True)
     assert node.complete and node.faults == () and node.naming.name == "main"
-    plain = decode(FORM + _s("") + _s("a && b") + "b0" + "b1b1b0" + "n" + "i0;" + "b0")[0].node()
+    plain = decode(FORM + _s("") + _s("a && b") + "b0" + "b1b1b0" + "n" + "i0;" + "b0" + "n")[0].node()
     assert (plain.text, plain.access_key, plain.naming.name) == ("a && b", None, None)
 
 
 def test_a_read_that_threw_keeps_its_type_and_message_and_the_rest_of_the_record() -> None:
     error = _error("System.InvalidOperationException", "Text fails:\n  on purpose")
-    packed = FORM + _s("angry") + error + "b0" + "b1b1b0" + "n" + "i0;" + "b0"
+    packed = FORM + _s("angry") + error + "b0" + "b1b1b0" + "n" + "i0;" + "b0" + "n"
     (form,) = decode(packed)
     assert form.text == ReadError("System.InvalidOperationException", "Text fails:\n  on purpose")
     assert form.name == "angry" and form.visible is True and form.child_controls == 0
@@ -57,7 +57,7 @@ def test_a_read_that_threw_keeps_its_type_and_message_and_the_rest_of_the_record
 
 def test_failed_reads_are_named_in_the_engines_order_and_a_failed_state_is_the_unknown_one() -> None:
     boom = _error("System.Exception", "boom")
-    packed = FORM + boom + _s("t") + "b0" + "b1" + boom + "b0" + "n" + boom + "b0"
+    packed = FORM + boom + _s("t") + "b0" + "b1" + boom + "b0" + "n" + boom + "b0" + "n"
     node = decode(packed)[0].node()
     assert [read for read, _, _ in node.faults] == ["naming", "children", "state"]
     assert node.state == ElementState(visible=True, enabled=True, focused=False)
@@ -69,3 +69,14 @@ def test_output_that_is_not_whole_records_is_refused() -> None:
         decode(FORM)
     with pytest.raises(ValueError):
         decode("x")
+
+
+def test_an_item_record_says_whether_it_is_selected_and_a_failed_selection_read_is_a_state_fault() -> None:
+    item = "i0;i1;" + _s("ab1.3") + _s("CheckedListBoxItem") + _s("System.Windows.Forms.CheckedListBoxItem") + "n"
+    node = decode(FORM + _s("f") + _s("") + "b0b1b1b0ni2;b0n" + item + _s("Olives") + "b0b0b1b0n" + "i0;b0b1")[1]
+    assert node.node().state == ElementState(visible=False, enabled=True, focused=False, selected=True, checked=None)
+    assert node.node().naming.type_name == "CheckedListBoxItem" and node.node().text == "Olives"
+    boom = _error("System.Exception", "boom")
+    failed = decode(FORM + _s("f") + _s("") + "b0b1b1b0ni0;b0" + boom)[0].node()
+    assert failed.faults == (("state", "System.Exception", "boom"),)
+    assert failed.state == ElementState(visible=True, enabled=True, focused=False)

@@ -4,11 +4,12 @@ Kept apart from the walker, which imports System, so that the format is
 tested without a runtime. A sequence of fields, each a tag and a value:
 ``n`` (null), ``s<len>:<text>``, ``b0``/``b1``, ``i<digits>;``, ``*`` (a secret
 not read), or ``!<len>:<type><len>:<message>`` (the read threw). A record is
-fourteen fields: parent's record index (-1 for the root), depth, node id,
+fifteen fields: parent's record index (-1 for the root), depth, node id,
 type, full type, Name, Text, whether the Text marks an access key with "&",
-Visible, Enabled, Focused, checked (a check box's or radio button's; ``n``
-otherwise or for a third state), child control count, and whether the node
-is rich (the adapter's Python reads complete it).
+Visible, Enabled, Focused, checked (a check box's, radio button's or checked
+list item's; ``n`` otherwise or for a third state), child count, whether the
+node is rich (the adapter's Python reads complete it), and selected (an
+item's; ``n`` for a control).
 
 ``Walked.nodes`` turns the records into the engine's ``WalkedNode``s, with
 what the Python path would do to each read: the text stripped of its access
@@ -26,7 +27,7 @@ from wpfprobe.core.protocol import ElementState, Naming, PropertyDescriptor, Wal
 from wpfprobe_clr._values import clip_text
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
 
-FIELDS = 14
+FIELDS = 15
 #: An error message is cut here, as the engine cuts its own (``engine.reading.MAX_ERROR_MESSAGE``).
 MAX_ERROR_MESSAGE = 300
 #: What the engine assumes of an element whose state could not be read (``engine.reading.UNKNOWN_STATE``).
@@ -60,6 +61,7 @@ class WalkedControl:
     checked: Value
     child_controls: Value
     rich: bool
+    selected: Value = None
 
     def node(self) -> WalkedNode:
         """This control as the engine's node facts, read as the Python path reads them."""
@@ -72,7 +74,7 @@ class WalkedControl:
         if isinstance(kids, ReadError):
             faults.append(("children", *_identity(kids)))
             kids = 0
-        reads = (self.visible, self.enabled, self.focused, self.checked)
+        reads = (self.visible, self.enabled, self.focused, self.checked, self.selected)
         failed = next((r for r in reads if isinstance(r, ReadError)), None)
         if failed is not None:
             faults.append(("state", *_identity(failed)))
@@ -80,6 +82,7 @@ class WalkedControl:
         else:
             state = ElementState(
                 visible=bool(self.visible), enabled=bool(self.enabled), focused=bool(self.focused),
+                selected=None if self.selected is None else bool(self.selected),
                 checked=None if self.checked is None else bool(self.checked),
             )  # fmt: skip
         text: str | None = None

@@ -9,15 +9,17 @@ controls, and reads per control what a tree node needs: its node id (from the
 object table's .NET registry, ``_objects.Registry``, made there for a control
 met for the first time), type, full type, Name, Text, whether the Text shows
 an access key, Visible, Enabled, Focused, a check box's check, and how many
-child controls it has. It packs it all into one string, so a walk of
-thousands of controls crosses into Python once, and decoding happens after
-the UI thread is let go (``decode`` needs nothing from it).
+children it has. A list box's or combo box's items are walked as well,
+after its controls (``walk_items``: a record per item, what ``items/lists.py``
+reads). It packs it all into one string, so a walk of thousands of controls
+and items crosses into Python once, and decoding happens after the UI thread
+is let go (``decode`` needs nothing from it).
 
 A control whose node needs more than that is marked *rich* and handed back
 as well: the adapter's Python reads complete it (``Walk.incomplete``). Those
 are what the Python path knows beyond ``Controls``: a tool strip (its
-children are its items, not its controls), a list, combo box, list view,
-tree view or grid (items), a tab page (its selection), a form with an
+children are its items, not its controls), a list view, tree view or grid
+(items of their own kinds), a tab page (its selection), a form with an
 old-style menu, a control with a context menu, a password box (redaction is
 the engine's to decide), and a control whose class is written in Python
 (``net.derived``: the items code and the type's own members are read there).
@@ -39,8 +41,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import clr
-from System import Array, Boolean, Char, Int32, Int64, Object, String, Void, WeakReference
+from System import Array, Boolean, Char, Int32, Int64, Object, String, WeakReference
 from System import Exception as NetException
 from System import Type as NetType
 from System.Collections.Generic import Dictionary, List
@@ -52,13 +53,11 @@ from System.Windows.Forms import (
     ButtonBase,
     CheckBox,
     CheckState,
-    ComboBox,
     Control,
     DataGridView,
     Form,
     GroupBox,
     Label,
-    ListBox,
     ListView,
     MaskedTextBox,
     RadioButton,
@@ -72,15 +71,16 @@ from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
 from wpfprobe_clr.net.derived import from_net, to_net
 from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, Walked, WalkedControl, decode
+from wpfprobe_clr.toolkits.winforms import walk_items
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
+from wpfprobe_clr.toolkits.winforms.walk_items import Pack
 
 __all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
-RICH_TYPES: tuple[Any, ...] = (ToolStrip, ListBox, ComboBox, ListView, TreeView, DataGridView, TabPage)
+RICH_TYPES: tuple[Any, ...] = (ToolStrip, ListView, TreeView, DataGridView, TabPage)
 
-
-_KEY = ("winforms.walker", 4)
+_KEY = ("winforms.walker", 5)
 
 
 def ready() -> bool:
@@ -118,7 +118,7 @@ def _advance(root: Any, registry: Any, max_depth: int, cap: int, walk: Walked, s
     if walk.state is None:
         walk.state = Array[Object]([
             List[Control](), List[Int32](), List[Int32](), List[Object](), StringBuilder(), StringBuilder(),
-            StringBuilder(), Array[Int32]([0]),
+            StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](),
         ])  # fmt: skip
     state = walk.state
     if seconds is None:
@@ -243,48 +243,16 @@ def _build() -> Any:
     kid = E.variable(object, "kid")
     k = E.variable(int, "k")
 
-    def append_to(builder: Any, value: Any) -> Any:
-        return E.call(builder, E.method(StringBuilder, "Append", value.Type), value)
+    first = E.const(0, int)
+    record_ids = E.variable(List[String], "recordIds")  # each record's node id, by record index
+    item_of = E.variable(List[Int32], "itemOf")  # per queued entry: -1 for a control, else its owner's item index
+    item_count = E.variable(int, "itemCount")
 
-    def append(value: Any) -> Any:
-        return append_to(sb, value)
-
-    def text(s: str) -> Any:
-        return append(E.const(s, str))
-
-    def void(*items: Any) -> Any:
-        return Expression.Block(clr.GetClrType(Void), E._expressions(items))
-
-    def counted(value: Any) -> Any:  # value: a String that is not null
-        return void(append(E.prop(value, "Length")), text(":"), append(value))
-
-    def guarded(read: Any) -> Any:
-        def on_error(ex: Any) -> Any:
-            kind = E.prop(E.call(E.convert(ex, object), E.method(Object, "GetType")), "FullName")
-            return void(text("!"), counted(Expression.Coalesce(kind, E.const("", str))), counted(E.prop(ex, "Message")))
-
-        return E.try_catch(read, NetException, "ex", on_error)
-
-    def string_field(read: Any) -> Any:
-        v = E.variable(String, "v")
-        return guarded(
-            E.block(
-                [v],
-                E.assign(v, read),
-                Expression.IfThenElse(
-                    Expression.ReferenceEqual(v, E.null(String)), void(text("n")), void(text("s"), counted(v))
-                ),
-            )
-        )
-
-    def flag(test: Any) -> Any:
-        return Expression.IfThenElse(test, void(text("b1")), void(text("b0")))
-
-    def bool_field(read: Any) -> Any:
-        return guarded(void(flag(read)))
-
-    def int_field(read: Any) -> Any:
-        return void(text("i"), append(read), text(";"))
+    pack = Pack(sb)
+    append_to, text, void, counted = pack.append_to, pack.text, pack.void, pack.counted
+    guarded, string_field, flag, bool_field, int_field = (
+        pack.guarded, pack.string_field, pack.flag, pack.bool_field, pack.int_field
+    )  # fmt: skip
 
     def as_(kind: Any) -> Any:
         return E.convert(c, kind)
@@ -387,6 +355,17 @@ def _build() -> Any:
         ),
     )
     controls = E.prop(c, "Controls")
+    value_owner = walk_items.is_value_owner(c)
+    items_count = walk_items.value_count(c)
+
+    def enqueue(control: Any, item: Any) -> Any:
+        return void(
+            E.call(order, E.method(List[Control], "Add", Control), control),
+            E.call(parents, E.method(List[Int32], "Add", int), index),
+            E.call(depths, E.method(List[Int32], "Add", int), Expression.Add(depth, E.const(1, int))),
+            E.call(item_of, E.method(List[Int32], "Add", int), item),
+        )
+
     net_type = E.variable(NetType, "t")
     record = E.block(
         [net_type],
@@ -397,6 +376,7 @@ def _build() -> Any:
         counted(node_id),
         append_to(id_list, node_id),
         append_to(id_list, E.const(",", str)),
+        E.call(record_ids, E.method(List[String], "Add", String), node_id),
         E.assign(net_type, E.call(E.convert(c, object), E.method(Object, "GetType"))),
         text("s"),
         counted(E.prop(net_type, "Name")),
@@ -419,6 +399,20 @@ def _build() -> Any:
         bool_field(E.prop(c, "Enabled")),
         bool_field(E.prop(c, "Focused")),
         guarded(void(checked)),
+        # Rich: read guarded too; a control that cannot say is left to the Python path. Before the
+        # children: a list's items are among its children, walked here unless the list is rich.
+        E.assign(item_count, first),
+        E.try_catch(
+            void(
+                Expression.IfThen(any_of(rich_tests), E.assign(is_rich, E.const(True, bool))),
+                Expression.IfThen(
+                    Expression.AndAlso(Expression.Not(is_rich), value_owner), E.assign(item_count, items_count)
+                ),
+            ),
+            NetException,
+            "ex",
+            lambda _ex: void(E.assign(is_rich, E.const(True, bool)), E.assign(item_count, first)),
+        ),
         # Children: listed whole or not at all (a Controls that throws half way lists none).
         E.assign(listed, E.const(False, bool)),
         E.call(kids, E.method(List[Control], "Clear")),
@@ -428,15 +422,8 @@ def _build() -> Any:
                     controls, kid, E.call(kids, E.method(List[Control], "Add", Control), E.convert(kid, Control))
                 ),
                 E.assign(listed, E.const(True, bool)),
-                int_field(E.prop(kids, "Count")),
+                int_field(Expression.Add(E.prop(kids, "Count"), item_count)),
             )
-        ),
-        # Rich: read guarded too; a control that cannot say is left to the Python path.
-        E.try_catch(
-            void(Expression.IfThen(any_of(rich_tests), E.assign(is_rich, E.const(True, bool)))),
-            NetException,
-            "ex",
-            lambda _ex: void(E.assign(is_rich, E.const(True, bool))),
         ),
         bool_field(is_rich),
         Expression.IfThen(
@@ -458,18 +445,30 @@ def _build() -> Any:
                 E.prop(kids, "Count"),
                 Expression.IfThen(
                     Expression.LessThan(E.prop(order, "Count"), cap),
-                    void(
-                        E.call(
-                            order,
-                            E.method(List[Control], "Add", Control),
-                            E.call(kids, E.method(List[Control], "get_Item", int), k),
-                        ),
-                        E.call(parents, E.method(List[Int32], "Add", int), index),
-                        E.call(depths, E.method(List[Int32], "Add", int), Expression.Add(depth, E.const(1, int))),
-                    ),
+                    enqueue(E.call(kids, E.method(List[Control], "get_Item", int), k), E.const(-1, int)),
                 ),
             ),
         ),
+        # Then its items (the Python path lists them after its controls), the owner standing for each.
+        Expression.IfThen(
+            Expression.AndAlso(listed, Expression.LessThan(depth, max_depth)),
+            E.for_range(
+                k, item_count, Expression.IfThen(Expression.LessThan(E.prop(order, "Count"), cap), enqueue(c, k))
+            ),
+        ),
+        text("n"),  # selected: an item's, not a control's
+    )
+    parent_index = E.call(parents, E.method(List[Int32], "get_Item", int), index)
+    item_record = walk_items.value_item_record(
+        pack,
+        owner=c,
+        item=E.call(item_of, E.method(List[Int32], "get_Item", int), index),
+        parent_id=E.call(record_ids, E.method(List[String], "get_Item", int), parent_index),
+        parent_index=parent_index,
+        depth=depth,
+        node_id=node_id,
+        id_list=id_list,
+        record_ids=record_ids,
     )
     done = Expression.Label("done")
     index_box = E.variable(E.array_of(Int32), "indexBox")
@@ -478,10 +477,9 @@ def _build() -> Any:
     def slot(i: int, kind: Any) -> Any:
         return E.convert(Expression.ArrayAccess(state, E._expressions([E.const(i, int)])), kind)
 
-    first = E.const(0, int)
     body = E.block(
         [root, order, parents, depths, kids, rich, sb, id_list, rich_depths, c, index, depth, node_id, listed,
-         is_rich, k, index_box, started],
+         is_rich, k, index_box, started, record_ids, item_of, item_count],
         # The walk so far, kept between slices in ``state`` (``new_state``).
         E.assign(order, slot(0, List[Control])),
         E.assign(parents, slot(1, List[Int32])),
@@ -491,6 +489,8 @@ def _build() -> Any:
         E.assign(id_list, slot(5, StringBuilder)),
         E.assign(rich_depths, slot(6, StringBuilder)),
         E.assign(index_box, slot(7, E.array_of(Int32))),
+        E.assign(record_ids, slot(8, List[String])),
+        E.assign(item_of, slot(9, List[Int32])),
         E.assign(index, Expression.ArrayAccess(index_box, E._expressions([first]))),
         E.assign(started, index),
         E.assign(kids, E.new(List[Control])),
@@ -501,6 +501,7 @@ def _build() -> Any:
                 E.call(order, E.method(List[Control], "Add", Control), root),
                 E.call(parents, E.method(List[Int32], "Add", int), E.const(-1, int)),
                 E.call(depths, E.method(List[Int32], "Add", int), first),
+                E.call(item_of, E.method(List[Int32], "Add", int), E.const(-1, int)),
             ),
         ),
         Expression.Loop(
@@ -520,7 +521,11 @@ def _build() -> Any:
                 void(
                     E.assign(c, E.call(order, E.method(List[Control], "get_Item", int), index)),
                     E.assign(depth, E.call(depths, E.method(List[Int32], "get_Item", int), index)),
-                    record,
+                    Expression.IfThenElse(
+                        Expression.LessThan(E.call(item_of, E.method(List[Int32], "get_Item", int), index), first),
+                        record,
+                        item_record,
+                    ),
                     Expression.PreIncrementAssign(index),
                 ),
                 Expression.Break(done),
