@@ -206,5 +206,23 @@ def zoo_probe(widget_zoo_app: Any) -> Iterator[Any]:
         widget_zoo_app.app, name="widget-zoo", settings=wpfprobe.ProbeSettings(check_thread_affinity=True)
     )
     p.wait_for("#document2", "exists")
+    _wait_for_the_window_menu(p, widget_zoo_app)
     yield p
     assert p.engine.thread_violations == [], p.engine.thread_violations
+
+
+def _wait_for_the_window_menu(p: Any, app: Any) -> None:
+    """Until the documents window's Window menu stops changing: Mono lists the open documents there (MdiList)
+    some time after they are shown, and a snapshot taken meanwhile differs from the next one."""
+    import time
+
+    menu = p.locator("MenuItem#windowMenu")
+    deadline = time.monotonic() + 20
+    counts: list[int] = []
+    while time.monotonic() < deadline:
+        app.invoke(lambda: None)  # what the app posted before this runs first
+        counts.append(menu.node().child_count)
+        if counts[-3:] == [counts[-1]] * 3:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the Window menu kept changing: {counts}")
