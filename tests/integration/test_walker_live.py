@@ -1,11 +1,13 @@
-"""The snapshot made from the .NET walk (engine/walked.py + toolkits/winforms/walker.py) against the engine's own.
+"""The snapshot made from the .NET walk (engine/walked.py + the toolkit's walker) against the engine's own.
 
 The engine's own path (``toolkit_walk=False``: every element read from Python)
-is the oracle. For every window of the WinForms example, and for the widget
-zoo (every standard control, items, MDI, Python-defined windows and panels),
-the two snapshots must be equal node for node: ids, types, names, texts as
-the user reads them (redacted the same way), states, child counts, locators,
-errors, the node cap and the depth cut.
+is the oracle. For every window of the example that runs (WinForms here, and
+WPF too in the Windows workflow: ``toolkits/winforms/walker.py`` or
+``toolkits/wpf/_walker.py``), and for the WinForms widget zoo (every standard
+control, items, MDI, Python-defined windows and panels), the two snapshots
+must be equal node for node: ids, types, names, texts as the user reads them
+(redacted the same way), states, child counts, locators, errors, the node cap
+and the depth cut.
 """
 
 from __future__ import annotations
@@ -15,17 +17,24 @@ from typing import Any
 
 import pytest
 
-# toolkits/winforms/walker.py walks WinForms controls; WPF has no .NET walk yet (docs/architecture.md).
-pytestmark = [pytest.mark.toolkit("winforms")]
+# Every test runs on the example the run drives (WPFPROBE_EXAMPLE); the zoo's are WinForms only.
+pytestmark = [pytest.mark.toolkit("winforms", "wpf")]
 
 
 @pytest.fixture(autouse=True)
-def _walk_compiled(probe: Any) -> None:
+def _walk_compiled(probe: Any, toolkit: str) -> None:
     """Attaching posted the walk's compilation to the UI thread; a hop after it finds it done."""
-    from wpfprobe_clr.toolkits.winforms import walker
+    if toolkit == "wpf":
+        from wpfprobe_clr.toolkits.wpf import _walker as walker
+    else:
+        from wpfprobe_clr.toolkits.winforms import walker  # type: ignore[no-redef]
 
     probe.engine.hop(lambda h: None)
     assert walker.ready()
+
+
+#: The walks ``_both`` took, as ``walked.prepare_steps`` handed them to ``build``.
+_prepared: list[Any] = []
 
 
 def _both(probe: Any, root: str | None, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -37,6 +46,7 @@ def _both(probe: Any, root: str | None, **kwargs: Any) -> tuple[dict[str, Any], 
     build = walked.build
 
     def counted(prepared: Any) -> Any:
+        _prepared.append(prepared)
         built.append(result := build(prepared))
         return result
 
@@ -86,9 +96,13 @@ def test_the_walk_snapshots_every_window_of_the_example_as_the_engine_does(probe
     windows = probe.windows()
     assert windows
     total = 0
+    _prepared.clear()
     for window in windows:
         total += _assert_same(probe, window.locator, max_depth=10)
     assert total > 20
+    # The walk itself made most nodes: a walk that left everything to the engine would pass the rest.
+    walked_whole = sum(n.complete for p in _prepared for n in p.walk.nodes())
+    assert walked_whole >= 10, (walked_whole, total)
 
 
 @pytest.mark.usefixtures("running_app")
@@ -118,6 +132,7 @@ def test_the_walk_redacts_the_password_box(probe: Any) -> None:
     assert REDACTED in texts
 
 
+@pytest.mark.toolkit("winforms")
 def test_the_walk_snapshots_the_widget_zoo_as_the_engine_does(zoo_probe: Any) -> None:
     total = 0
     for window in zoo_probe.windows():
@@ -125,6 +140,7 @@ def test_the_walk_snapshots_the_widget_zoo_as_the_engine_does(zoo_probe: Any) ->
     assert total > 300, total
 
 
+@pytest.mark.toolkit("winforms")
 def test_a_walk_in_many_slices_snapshots_the_zoo_as_one_in_a_single_slice(zoo_probe: Any) -> None:
     """Slices of 0.3 ms: the walk stops every few dozen controls and goes on from where it stopped."""
     engine = zoo_probe.engine

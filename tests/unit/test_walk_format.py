@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from wpfprobe.core.protocol import ElementState
-from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, WalkedControl, decode
+from wpfprobe.core.protocol import ElementState, PropertyDescriptor
+from wpfprobe_clr.toolkits._walk_format import (
+    SECRET,
+    WPF_FIELDS,
+    WPF_MARKER,
+    ReadError,
+    Walked,
+    WalkedControl,
+    decode,
+)
 
 
 def _s(text: str) -> str:
@@ -80,3 +88,48 @@ def test_an_item_record_says_whether_it_is_selected_and_a_failed_selection_read_
     failed = decode(FORM + _s("f") + _s("") + "b0b1b1b0ni0;b0" + boom)[0].node()
     assert failed.faults == (("state", "System.Exception", "boom"),)
     assert failed.state == ElementState(visible=True, enabled=True, focused=False)
+
+
+# -- WPF records: an automation id after the fifteen fields, and WPF's access keys ("_", AccessText's rules)
+
+BUTTON = "i-1;i0;" + _s("ab1") + _s("Button") + _s("System.Windows.Controls.Button")
+
+
+def test_a_wpf_record_reads_its_automation_id_and_wpf_access_keys() -> None:
+    packed = BUTTON + _s("save") + _s("Save _As__x") + "b1" + "b1b1b0" + "n" + "i1;" + "b0" + "n" + _s("saveId")
+    (button,) = decode(packed, WPF_FIELDS, WPF_MARKER)
+    assert button.automation_id == "saveId" and button.marker == WPF_MARKER
+    node = button.node()
+    assert (node.text, node.access_key) == ("Save As_x", "A")
+    assert (node.naming.name, node.naming.automation_id) == ("save", "saveId")
+    # "&" means nothing to WPF, and a text that shows no AccessText keeps its "_".
+    plain = decode(
+        BUTTON + "n" + _s("R&D _x") + "b0" + "b1b1b0" + "n" + "i0;" + "b0" + "n" + "n", WPF_FIELDS, WPF_MARKER
+    )
+    assert (plain[0].node().text, plain[0].node().access_key, plain[0].node().naming.automation_id) == (
+        "R&D _x",
+        None,
+        None,
+    )
+
+
+def test_a_failed_automation_id_read_fails_the_naming_as_the_engine_reads_it() -> None:
+    boom = _error("System.InvalidOperationException", "no id")
+    packed = BUTTON + _s("save") + _s("Save") + "b1" + "b1b1b0" + "n" + "i0;" + "b0" + "n" + boom
+    node = decode(packed, WPF_FIELDS, WPF_MARKER)[0].node()
+    # The engine's naming is one read: one failure leaves neither the name nor the id.
+    assert (node.naming.name, node.naming.automation_id) == (None, None)
+    assert node.faults == (("naming", "System.InvalidOperationException", "no id"),)
+
+
+def test_a_winforms_record_still_has_no_automation_id_and_a_wpf_walk_decodes_its_own_way() -> None:
+    (form,) = decode(FORM + _s("main") + _s("a_b") + "b1" + "b1b1b0" + "n" + "i0;" + "b0" + "n")
+    assert form.automation_id is None and form.marker == "&" and form.node().text == "a_b"
+    with pytest.raises(ValueError):
+        decode(FORM + _s("main") + _s("a_b") + "b1" + "b1b1b0" + "n" + "i0;" + "b0" + "n", WPF_FIELDS, WPF_MARKER)
+    walk = Walked(step=lambda seconds, w: True, text_property=PropertyDescriptor("Text", "System.String", None, False))
+    walk.fields, walk.marker = WPF_FIELDS, WPF_MARKER
+    walk.finish(
+        packed=BUTTON + "n" + _s("_Go") + "b1b1b1b0" + "n" + "i0;" + "b0" + "n" + "n", ids=frozenset(), incomplete=[]
+    )
+    assert [(n.text, n.access_key) for n in walk.nodes()] == [("Go", "G")]

@@ -151,3 +151,22 @@ def test_a_list_longer_than_the_node_cap_is_read_only_as_far_as_the_cap_reaches(
         # The fake walk reads items as elements: 7 of them fit its cap of 10 nodes (with the window, the
         # label and the list). The engine reads the list and its next 3 items: 10 items, all the cap can show.
         assert projected == [1 + 3], "the list, and as many of its 40 items as the cap could show"
+
+
+@pytest.mark.parametrize(("keywords", "walked_through"), [((), True), (("title",), False)])
+def test_a_walk_whose_text_properties_the_redactor_judges_apart_is_left_for_the_engines_own_path(
+    keywords: tuple[str, ...], walked_through: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # WPF's texts come from Title, Text, Header or Content: one verdict for all, or no walk.
+    from fake_walk import FakeWalk
+
+    from wpfprobe.core.protocol import PropertyDescriptor
+
+    title = PropertyDescriptor("Title", "System.String", None, False)
+    monkeypatch.setattr(FakeWalk, "text_properties", (title,), raising=False)
+    app, _panel = _app()
+    with harness(app, ProbeSettings(ui_slice=TINY, extra_redaction_keywords=keywords)) as h:
+        h.adapter.versioned = True
+        fast, own = _both(h, max_depth=5)
+        assert fast == own
+        assert (h.adapter.last_walk.slices > 0) is walked_through

@@ -487,3 +487,90 @@ def test_early_return_narrowing_and_annotated_attributes(api: wpf_surface.WpfApi
     )
     assert not report.problems, messages(report)
     assert report.references == 4
+
+
+# --------------------------------------------------------------------------- members named in expressions
+
+EXPRESSION_HEADER = """
+    from System import Int32
+    from System.Collections.Generic import List
+    from System.Windows import DependencyObject, FrameworkElement, UIElement
+    from System.Windows.Automation import AutomationProperties
+    from System.Windows.Media import VisualTreeHelper
+    from wpfprobe_clr.net import expr as E
+    c = E.variable(DependencyObject, "c")
+    k = E.variable(Int32, "k")
+"""
+
+
+def test_the_wpf_walk_names_its_members_where_the_checker_sees_them(api: wpf_surface.WpfApi) -> None:
+    report = wpf_surface.check_file(ADAPTER / "_walker.py", api)
+    assert not report.problems, str(report)
+    # Every WPF member the expressions read (walker.py names them as strings to the builder).
+    for member in (
+        "System.Windows.FrameworkElement.Name",
+        "System.Windows.Automation.AutomationProperties.GetAutomationId",
+        "System.Windows.UIElement.IsVisible",
+        "System.Windows.UIElement.IsEnabled",
+        "System.Windows.UIElement.IsKeyboardFocusWithin",
+        "System.Windows.UIElement3D.IsVisible",
+        "System.Windows.Controls.Primitives.ToggleButton.IsChecked",
+        "System.Windows.Controls.Panel.IsItemsHost",
+        "System.Windows.Controls.ItemsControl.ItemsControlFromItemContainer",
+        "System.Windows.Data.BindingOperations.GetBindingBase",
+        "System.Windows.DependencyObject.GetValue",
+        "System.Windows.Media.VisualTreeHelper.GetChildrenCount",
+        "System.Windows.Media.VisualTreeHelper.GetChild",
+        "System.Windows.Window.TitleProperty",
+    ):
+        assert member in report.members, member
+
+
+def test_catches_wrong_members_named_in_expressions(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        EXPRESSION_HEADER
+        + """
+    E.prop(E.convert(c, FrameworkElement), "Nmae")                   # misspelt property
+    E.prop(E.convert(c, UIElement), "Focus")                         # a method read as a property
+    E.call(E.convert(c, UIElement), "IsVisible")                     # a property called as a method
+    E.static_call(VisualTreeHelper, "GetChlid", c, k)                # misspelt static method
+    E.static_call(VisualTreeHelper, "GetChild", c)                   # wrong arity
+    E.static_call(UIElement, "Focus")                                # an instance method called statically
+    E.method(AutomationProperties, "GetAutomationIdd", DependencyObject)
+    """,
+    )
+    text = messages(report)
+    assert "has no public instance property or field 'Nmae'" in text and "did you mean Name" in text
+    assert "has no public instance property or field 'Focus'" in text
+    assert "has no public instance method 'IsVisible'" in text
+    assert "has no public static method 'GetChlid'" in text
+    assert "GetChild takes 2 argument(s), not 1 (in an expression)" in text
+    assert "has no public static method 'Focus'" in text
+    assert "has no public method 'GetAutomationIdd'" in text
+    assert len(report.problems) == 7, text
+
+
+def test_accepts_right_members_named_in_expressions_and_leaves_the_bcl_alone(api: wpf_surface.WpfApi) -> None:
+    report = check(
+        api,
+        EXPRESSION_HEADER
+        + """
+    E.prop(E.convert(c, FrameworkElement), "Name")
+    E.prop(E.convert(c, FrameworkElement), "IsVisible")              # inherited from UIElement
+    E.call(E.convert(c, UIElement), "Focus")
+    E.static_call(VisualTreeHelper, "GetChild", c, k)
+    E.method(AutomationProperties, "GetAutomationId", DependencyObject)
+    E.prop(k, "Whatever")                                            # not a WPF owner in sight: not checked
+    E.method(List[Int32], "Add", Int32)                              # a BCL type
+    """,
+    )
+    assert not report.problems, messages(report)
+    for member in (
+        "System.Windows.FrameworkElement.Name",
+        "System.Windows.UIElement.IsVisible",
+        "System.Windows.UIElement.Focus",
+        "System.Windows.Media.VisualTreeHelper.GetChild",
+        "System.Windows.Automation.AutomationProperties.GetAutomationId",
+    ):
+        assert member in report.members, sorted(report.members)

@@ -62,6 +62,9 @@ from functools import lru_cache
 from pathlib import Path
 
 ENV_VAR = "WPFPROBE_WPF_API"
+#: The expression builder (``net/expr.py``): WPF members named by strings in its calls are checked too.
+EXPR_MODULE = "wpfprobe_clr.net.expr"
+EXPR_MEMBER_HELPERS = frozenset({"method", "static_call", "prop", "call"})
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -485,6 +488,8 @@ class _Checker:
         self.fixed: set[str] = set()
         self.self_class: _ClassInfo | None = None
         self.self_name: str | None = None
+        #: Names bound to the expression builder (``from wpfprobe_clr.net import expr as E``): see ``expression``.
+        self.expr_aliases: set[str] = set()
 
     # -- reporting
 
@@ -519,6 +524,8 @@ class _Checker:
     def import_(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
             for alias in node.names:
+                if alias.name == EXPR_MODULE and alias.asname:
+                    self.expr_aliases.add(alias.asname)
                 if alias.name.startswith(("System.Windows", "System.Xaml")) and not alias.name.startswith(
                     "System.Windows.Forms"
                 ):
@@ -527,6 +534,9 @@ class _Checker:
                 self.imports[bound] = Opaque(f"module {(alias.asname and alias.name) or bound}")
             return
         module = node.module or ""
+        self.expr_aliases.update(
+            alias.asname or alias.name for alias in node.names if f"{module}.{alias.name}" == EXPR_MODULE
+        )
         if node.level or not module.startswith(("System", "Microsoft")):
             source = _absolute_module(self.package, node)
             for alias in node.names:
@@ -978,6 +988,7 @@ class _Checker:
         return UNKNOWN
 
     def call(self, node: ast.Call) -> Kind:
+        self.expression(node)
         func = self.expr(node.func)
         self.check_callable(node)
         for arg in node.args:
@@ -1008,6 +1019,70 @@ class _Checker:
         if isinstance(func, Opaque):
             return OPAQUE
         return UNKNOWN
+
+    def expression(self, node: ast.Call) -> None:
+        """A WPF member named by a string in an expression builder call, where its owner type is in sight.
+
+        ``E.method(T, "M", *parameter_types)`` and ``E.static_call(T, "M", *args)``
+        name a method of T (a static one for static_call); ``E.prop(E.convert(x, T), "M")``
+        an instance property or field of T, ``E.call(E.convert(x, T), "M", *args)`` an
+        instance method. Other builder calls (a BCL type, an expression of unknown type)
+        are not WPF's to check.
+        """
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return
+        if func.value.id not in self.expr_aliases or func.attr not in EXPR_MEMBER_HELPERS:
+            return
+        if len(node.args) < 2 or any(isinstance(a, ast.Starred) for a in node.args):
+            return
+        owner, name = node.args[0], node.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return
+        if func.attr in ("prop", "call"):
+            if not (
+                isinstance(owner, ast.Call)
+                and isinstance(owner.func, ast.Attribute)
+                and isinstance(owner.func.value, ast.Name)
+                and owner.func.value.id in self.expr_aliases
+                and owner.func.attr == "convert"
+                and len(owner.args) == 2
+            ):
+                return
+            owner = owner.args[1]
+        kind = self.lookup(owner.id) if isinstance(owner, ast.Name) else UNKNOWN
+        if not isinstance(kind, WpfTypeRef):
+            return
+        type_name, member = kind.name, name.value
+        wanted = {"method": ("method",), "static_call": ("method",), "call": ("method",)}.get(
+            func.attr, ("property", "field")
+        )
+        members, left = self.api.find_members(type_name, member)
+        public = [m for m in members if m.is_public and m.kind in wanted]
+        if func.attr == "static_call":
+            public = [m for m in public if m.is_static]
+        elif func.attr in ("prop", "call"):
+            public = [m for m in public if not m.is_static]
+        if not public:
+            if left is not None and member in BCL_BASE_MEMBERS.get(left, frozenset()):
+                self.verified(f"{left}.{member}")
+                return
+            what = {"static_call": "static method", "method": "method", "call": "instance method"}.get(
+                func.attr, "instance property or field"
+            )
+            close = difflib.get_close_matches(member, sorted(self.api.member_names(type_name)), n=3)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            self.problem(node, f"{type_name} has no public {what} '{member}' (named in an expression){hint}")
+            return
+        n_args = len(node.args) - 2
+        if "method" in wanted and not any(_fits(m, n_args) for m in public):
+            counts = sorted({_arity_text(m) for m in public})
+            self.problem(
+                node,
+                f"{_short(type_name)}.{member} takes {' or '.join(counts)} argument(s), not {n_args} (in an expression)",
+            )
+            return
+        self.verified(public[0])
 
     def check_callable(self, node: ast.Call) -> None:
         """A property, field, event or enum value called like a method fails at run time: say so."""

@@ -64,6 +64,11 @@ def prepare_steps(h: Hop, root: Any, *, max_depth: int, cap: int) -> Generator[N
     walk = h.adapter.walk(root, objects=h.objects, max_depth=max_depth, cap=cap)
     if walk is None:
         return None
+    # A walk whose texts come from several properties (WPF: Title, Text, Header, Content) is taken
+    # only when the redactor judges them all alike: ``redact_text`` below is one verdict for all.
+    also = getattr(walk, "text_properties", ())
+    if any(h.redactor.is_redacted(p) != h.redactor.is_redacted(walk.text_property) for p in also):
+        return None
     while not walk.advance(h.slice_left()):
         yield  # the walk so far is kept; a change to the tree meanwhile makes the caller start again
     projected: dict[str, Projected] = {}

@@ -11,6 +11,11 @@ list item's; ``n`` otherwise or for a third state), child count, whether the
 node is rich (the adapter's Python reads complete it), and selected (an
 item's; ``n`` for a control).
 
+The WPF walk (``toolkits/wpf/_walker.py``) adds a sixteenth field, the
+automation id (``WPF_FIELDS``), and its access keys are WPF's: the "&" flag
+means the text shows through an AccessText, which reads "_" as the marker
+(``strip_wpf_access_key``). ``decode(packed, fields, marker)`` says which.
+
 ``Walked.nodes`` turns the records into the engine's ``WalkedNode``s, with
 what the Python path would do to each read: the text stripped of its access
 key marker, a failed state read standing for the whole state, a failed
@@ -26,8 +31,13 @@ from typing import Any
 from wpfprobe.core.protocol import ElementState, Naming, PropertyDescriptor, WalkedNode
 from wpfprobe_clr._values import clip_text
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
+from wpfprobe_clr.toolkits._wpf_items import strip_wpf_access_key
 
 FIELDS = 15
+#: A WPF record: the fifteen above, then the automation id.
+WPF_FIELDS = FIELDS + 1
+#: The marker of WPF's access keys (AccessText); "&" is WinForms'.
+WPF_MARKER = "_"
 #: An error message is cut here, as the engine cuts its own (``engine.reading.MAX_ERROR_MESSAGE``).
 MAX_ERROR_MESSAGE = 300
 #: What the engine assumes of an element whose state could not be read (``engine.reading.UNKNOWN_STATE``).
@@ -62,14 +72,20 @@ class WalkedControl:
     child_controls: Value
     rich: bool
     selected: Value = None
+    #: WPF records only (a WinForms control has none): read with the name, as part of the naming.
+    automation_id: Value = None
+    #: How the text marks its access key: "&" (WinForms) or "_" (WPF's AccessText rules).
+    marker: str = "&"
 
     def node(self) -> WalkedNode:
         """This control as the engine's node facts, read as the Python path reads them."""
         faults: list[tuple[str, str, str]] = []
-        name = self.name
-        if isinstance(name, ReadError):
-            faults.append(("naming", *_identity(name)))
-            name = None
+        name, automation_id = self.name, self.automation_id
+        failed_naming = name if isinstance(name, ReadError) else automation_id
+        if isinstance(failed_naming, ReadError):
+            # The engine reads the naming as one: one failed read leaves neither name.
+            faults.append(("naming", *_identity(failed_naming)))
+            name = automation_id = None
         kids = self.child_controls
         if isinstance(kids, ReadError):
             faults.append(("children", *_identity(kids)))
@@ -94,13 +110,18 @@ class WalkedControl:
             faults.append(("text", *_identity(self.mnemonic)))
         elif isinstance(raw, str) and raw and raw != SECRET:
             raw = clip_text(raw)
-            shown, key = strip_access_key(raw, "&") if self.mnemonic else (raw, None)
+            shown, key = (raw, None) if not self.mnemonic else _strip(raw, self.marker)
             text = shown or None
         return WalkedNode(
             node_id=self.node_id,
             parent=self.parent,
             depth=self.depth,
-            naming=Naming(self.type_name, self.full_type_name, str(name) if name else None, None),
+            naming=Naming(
+                self.type_name,
+                self.full_type_name,
+                str(name) if name else None,
+                str(automation_id) if automation_id else None,
+            ),
             text=text,
             access_key=key,
             state=state,
@@ -108,6 +129,10 @@ class WalkedControl:
             faults=tuple(faults),
             complete=not self.rich,
         )
+
+
+def _strip(raw: str, marker: str) -> tuple[str, str | None]:
+    return strip_wpf_access_key(raw) if marker == WPF_MARKER else strip_access_key(raw, marker)
 
 
 def _identity(error: ReadError) -> tuple[str, str]:
@@ -129,6 +154,12 @@ class Walked:
     #: (element, depth) of the rich controls, in walk order.
     incomplete: list[tuple[Any, int]] = field(default_factory=list)
     done: bool = False
+    #: Fields per record and the access-key marker (``decode``): WinForms' unless a walk says otherwise.
+    fields: int = FIELDS
+    marker: str = "&"
+    #: Every property a complete node's text may be read from, ``text_property`` first (WPF has several):
+    #: the engine takes its own path when the redactor would not judge them all alike.
+    text_properties: tuple[PropertyDescriptor, ...] = ()
     _nodes: list[WalkedNode] | None = field(default=None, repr=False)
 
     @classmethod
@@ -146,7 +177,7 @@ class Walked:
 
     def nodes(self) -> list[WalkedNode]:
         if self._nodes is None:
-            self._nodes = [control.node() for control in decode(self.packed)]
+            self._nodes = [control.node() for control in decode(self.packed, self.fields, self.marker)]
         return self._nodes
 
 
@@ -154,7 +185,7 @@ class Walked:
 SECRET = "\x00secret"
 
 
-def decode(packed: str) -> list[WalkedControl]:
+def decode(packed: str, fields: int = FIELDS, marker: str = "&") -> list[WalkedControl]:
     values: list[Any] = []
     i, n = 0, len(packed)
     while i < n:
@@ -180,9 +211,11 @@ def decode(packed: str) -> list[WalkedControl]:
             values.append(ReadError(type_name, message))
         else:
             raise ValueError(f"bad walker output at {i - 1}: {packed[i - 1 : i + 20]!r}")
-    if len(values) % FIELDS:
-        raise ValueError(f"walker output has {len(values)} fields, not a multiple of {FIELDS}")
-    return [WalkedControl(*values[k : k + FIELDS]) for k in range(0, len(values), FIELDS)]
+    if len(values) % fields:
+        raise ValueError(f"walker output has {len(values)} fields, not a multiple of {fields}")
+    pad = [None] * (WPF_FIELDS - fields)  # a WinForms record has no automation id
+    make: Any = WalkedControl  # positional to the last field, which mypy cannot count through a slice
+    return [make(*values[k : k + fields], *pad, marker) for k in range(0, len(values), fields)]
 
 
 def _counted(packed: str, i: int) -> tuple[str, int]:

@@ -8,7 +8,7 @@ from typing import Any
 from System import Action
 
 from wpfprobe.core.errors import AppNotAvailableError
-from wpfprobe.core.protocol import Toolkit
+from wpfprobe.core.protocol import ObjectTable, Toolkit, Walk
 from wpfprobe_clr._ui_thread import UiThread
 from wpfprobe_clr.toolkits.wpf._actions import _ActionsMixin
 from wpfprobe_clr.toolkits.wpf._bindings import _BindingsMixin
@@ -19,6 +19,7 @@ from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._mutation import _MutationMixin
 from wpfprobe_clr.toolkits.wpf._resources import _ResourcesMixin
 from wpfprobe_clr.toolkits.wpf._triggers import _TriggersMixin
+from wpfprobe_clr.toolkits.wpf._walker import can_walk, prepare, ready, walking
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import Application
@@ -52,6 +53,21 @@ class WpfAdapter(
         "set-property",
     )
 
+    # Here rather than beside structure_version in _properties, whose stub (typed to answer None, hence
+    # the ignore) is changing on another branch: the walk and the structure counting are merged apart.
+    def walk(  # type: ignore[override]
+        self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int
+    ) -> Walk | None:
+        registry = getattr(objects, "registry", None)
+        if registry is None or not can_walk(root):
+            return None  # ids that are not the .NET registry's (a test's table), or no visual to walk from
+        if not ready():
+            return None  # not compiled (yet): the engine reads this snapshot itself
+        prune = getattr(objects, "prune_if_due", None)
+        if prune is not None:
+            prune()  # walks register ids without asking the table
+        return walking(root, registry, max_depth=max_depth, cap=cap)
+
 
 def find_app() -> Any | None:
     """The process's WPF Application, or None (Application.Current is readable from any thread)."""
@@ -83,6 +99,7 @@ def connect(app: Any, *, timeout: float) -> tuple[WpfAdapter, UiThread]:
         return bool(dispatcher.CheckAccess())
 
     ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    ui.post(prepare)  # the .NET walk, compiled on the UI thread before any request reaches it (as in WinForms)
     # Once the dispatcher shuts down, calls waiting for it fail at once instead of timing out.
     ui.post(lambda: adapter.on_ui_exit(ui.end))
     return adapter, ui

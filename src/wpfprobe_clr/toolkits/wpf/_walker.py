@@ -1,0 +1,646 @@
+"""The WPF walk in .NET: a visual subtree's elements, their node ids and what a tree node shows, in one call.
+
+The WinForms walker's twin (``toolkits/winforms/walker.py``, whose docstring
+says why: every pythonnet read costs microseconds). One delegate compiled
+from an expression (``net.expr``; no SDK, the same on the .NET Framework and
+CoreCLR) goes breadth first through the *visual* tree from a root
+(``VisualTreeHelper.GetChildrenCount``/``GetChild``, in that order, as
+``_tree._TreeAdapter.children`` lists them), to ``max_depth`` and at most
+``cap`` elements, in slices that end at a Stopwatch deadline, and reads per
+element what the engine's own path reads for its tree node:
+
+- naming (``_TreeAdapter.naming``): type name, full type name (or the name),
+  a FrameworkElement's Name, ``AutomationProperties.GetAutomationId``;
+- state (``_TreeAdapter.state`` and ``_ItemsAdapter._item_states``):
+  IsVisible, IsEnabled, IsKeyboardFocusWithin of a UIElement or UIElement3D
+  (any other visual: not visible, enabled, not focused), and a ToggleButton's
+  IsChecked (null: a third state, no check);
+- text (``_PropertiesMixin.text_property``, ``read_property``,
+  ``display_text``): the first of Window.Title, TextBox.Text, TextBlock.Text,
+  AccessText.Text, HeaderedContentControl.Header, HeaderedItemsControl.Header,
+  ContentControl.Content the element is, read with GetValue; a value that is
+  an element reads as no text; the access key is stripped by WPF's rules
+  where the text shows through an AccessText (``WPF_MARKER``);
+- the visual child count.
+
+The packed form is ``toolkits/_walk_format.py``'s, with the automation id as
+a sixteenth field (the fifteenth, an item's selection, is always ``n``). An element whose node needs more than those reads is
+marked *rich*, and the engine reads it its own way (``Walk.incomplete``); its
+text is then not read here at all. Conservative on purpose (equality with the
+engine's path beats coverage):
+
+- a class written in Python (``net.bridge.DERIVED_INTERFACE``);
+- an ItemsControl (items, ``child_total``, selection and expansion states),
+  a panel that hosts items (``child_total``), an item container (a
+  ContentControl, ContentPresenter or DataGridRow that
+  ``ItemsControl.ItemsControlFromItemContainer`` names: its text is its
+  item's), ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow,
+  DataGridCell and Expander (states beyond the three, or a cell's text);
+- a PasswordBox: its Password is never read here;
+- an element whose text property is data-bound (the binding's path may name
+  a secret, ``_properties._bound_to_secret``), or whose Header or Content is
+  neither a string, nor null, nor an element (the engine shows it with
+  ``to_plain``);
+- an element whose type hides a member the engine reads by name (``new
+  bool IsVisible``: pythonnet reads the most derived one, the walk the WPF one).
+
+Every read is guarded: a getter that throws leaves its exception's full type
+name and message in that field and the rest of the element is still read; a
+failed child listing leaves the element without children (per-element fault
+isolation, the failures named in the engine's read order by ``_walk_format``).
+
+WPF members used in the expressions are named with their owner type in
+sight (``E.method(T, "M", ...)``, ``E.static_call(T, "M", ...)``,
+``E.prop(E.convert(x, T), "M")``, ``E.call(E.convert(x, T), "M", ...)``), so
+that ``tests/unit/wpf_surface.py`` checks them against the public WPF API as
+it checks attribute access.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import clr
+from System import Array, Boolean, Int32, Int64, Object, String, Void, WeakReference
+from System import Exception as NetException
+from System import Type as NetType
+from System.Collections.Generic import Dictionary, List
+from System.Diagnostics import Stopwatch
+from System.Linq.Expressions import Expression
+from System.Reflection import BindingFlags, PropertyInfo
+from System.Runtime.CompilerServices import ConditionalWeakTable
+from System.Text import StringBuilder
+
+from wpfprobe.core.protocol import PropertyDescriptor
+from wpfprobe_clr.net import bridge
+from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.net.derived import from_net, to_net
+from wpfprobe_clr.toolkits._walk_format import WPF_FIELDS, WPF_MARKER, Walked
+from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
+
+if _WPF_LOAD_ERROR is None:
+    from System.Windows import DependencyObject, DependencyProperty, FrameworkElement, UIElement, UIElement3D, Window
+    from System.Windows.Automation import AutomationProperties
+    from System.Windows.Controls import (
+        AccessText,
+        ContentControl,
+        ContentPresenter,
+        DataGridCell,
+        DataGridRow,
+        Expander,
+        GroupBox,
+        HeaderedContentControl,
+        HeaderedItemsControl,
+        ItemsControl,
+        Label,
+        ListBoxItem,
+        MenuItem,
+        Panel,
+        PasswordBox,
+        TabItem,
+        TextBlock,
+        TextBox,
+        TreeViewItem,
+    )
+    from System.Windows.Controls.Primitives import ButtonBase, ToggleButton
+    from System.Windows.Data import BindingOperations
+    from System.Windows.Media import Visual, VisualTreeHelper
+    from System.Windows.Media.Media3D import Visual3D
+
+    # As ``_properties._TEXT_PROPERTIES``, most specific first (test_wpf_walker_tables checks they agree).
+    _TEXT_PROPERTIES: tuple[tuple[type, DependencyProperty], ...] = (
+        (Window, Window.TitleProperty),
+        (TextBox, TextBox.TextProperty),
+        (TextBlock, TextBlock.TextProperty),
+        (AccessText, AccessText.TextProperty),
+        (HeaderedContentControl, HeaderedContentControl.HeaderProperty),
+        (HeaderedItemsControl, HeaderedItemsControl.HeaderProperty),
+        (ContentControl, ContentControl.ContentProperty),
+    )
+    # As ``_PropertiesMixin.display_text``: these show a string caption through an AccessText.
+    _ACCESS_KEY_TYPES: tuple[type, ...] = (ButtonBase, Label, MenuItem, TabItem, GroupBox, Expander, AccessText)
+    # States beyond visible/enabled/focused/checked, or a text that is not the element's own.
+    _RICH_TYPES: tuple[type, ...] = (
+        ItemsControl, ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow, DataGridCell, Expander, PasswordBox,
+    )  # fmt: skip
+    # Item containers whose text is their item's (``_ItemsAdapter._item_text_source``).
+    _CONTAINER_TYPES: tuple[type, ...] = (ContentControl, HeaderedItemsControl, DataGridRow, ContentPresenter)
+
+__all__ = ["prepare", "ready", "walking"]
+
+_KEY = ("wpf.walker", 1)
+
+# Members the engine's path reads by name on the element (pythonnet takes the most derived), and
+# the WPF types that declare them: a type where one of these is declared elsewhere is rich.
+_READ_BY_NAME = ("Name", "IsVisible", "IsEnabled", "IsKeyboardFocusWithin", "IsChecked", "IsItemsHost")
+
+
+def ready() -> bool:
+    """Whether the walk is compiled (``prepare``); until it is, snapshots are read the engine's way."""
+    return E.is_compiled(_KEY)
+
+
+def prepare() -> None:
+    """Compile the walk, once per process; posted to the UI thread when the probe attaches (as WinForms')."""
+    if _WPF_LOAD_ERROR is not None:
+        return
+    try:
+        E.compiled(_KEY, _build)
+    except Exception:  # a runtime that cannot build it: every snapshot is read the engine's way
+        logging.getLogger("wpfprobe.clr").warning("the WPF .NET walk could not be compiled", exc_info=True)
+
+
+def can_walk(root: Any) -> bool:
+    """Whether ``root`` is in the visual tree the walk follows (an ItemRef or a content element is not)."""
+    if _WPF_LOAD_ERROR is not None:
+        return False
+    return isinstance(root, Visual) or isinstance(root, Visual3D)
+
+
+def walking(root: Any, registry: Any, *, max_depth: int, cap: int) -> Walked:
+    """The walk of ``root``, not started: ``advance(seconds)`` on the UI thread until it says it is done."""
+    first, *others = text_properties()
+    return Walked(
+        step=lambda seconds, walk: _advance(root, registry, max_depth, cap, walk, seconds),
+        text_property=first,
+        fields=WPF_FIELDS,
+        marker=WPF_MARKER,
+        text_properties=tuple(others),
+    )
+
+
+_described: list[PropertyDescriptor] = []
+
+
+def text_properties() -> list[PropertyDescriptor]:
+    """The text properties a walked node's text may come from, described as ``text_property`` describes them."""
+    if not _described:
+        dp: DependencyProperty
+        seen: set[tuple[str, str]] = set()
+        for _wpf_type, dp in _TEXT_PROPERTIES:
+            declared: NetType = dp.PropertyType
+            key = (str(dp.Name), str(declared.FullName))
+            if key not in seen:
+                seen.add(key)
+                _described.append(
+                    PropertyDescriptor(name=key[0], type_name=key[1], category=None, read_only=bool(dp.ReadOnly))
+                )
+    return _described
+
+
+def _advance(root: Any, registry: Any, max_depth: int, cap: int, walk: Walked, seconds: float | None) -> bool:
+    if walk.state is None:
+        walk.state = Array[Object]([
+            List[DependencyObject](), List[Int32](), List[Int32](), List[Object](), StringBuilder(),
+            StringBuilder(), StringBuilder(), Array[Int32]([0]),
+        ])  # fmt: skip
+    state = walk.state
+    if seconds is None:
+        deadline = Int64.MaxValue
+    else:
+        deadline = Int64(int(Stopwatch.GetTimestamp()) + int(max(seconds, 0.0) * int(Stopwatch.Frequency)))
+    done = bool(
+        E.compiled(_KEY, _build)(
+            to_net(root), cap, max_depth, registry.ids, registry.refs, registry.counter, registry.prefix, state,
+            deadline,
+        )
+    )  # fmt: skip
+    if done:
+        # A rich element of a Python-defined class comes out as a WeakReference: a handle, never converted.
+        rich = [from_net(x) for x in state[3].ToArray()]
+        depths = [int(d) for d in str(state[6].ToString()).split(",") if d]
+        walk.finish(
+            packed=str(state[4].ToString()),
+            ids=frozenset(i for i in str(state[5].ToString()).split(",") if i),
+            incomplete=list(zip(rich, depths, strict=True)),
+        )
+    return done
+
+
+# -- the expression ---------------------------------------------------------------
+
+_IdTable = ConditionalWeakTable[Object, String]
+_Refs = Dictionary[String, WeakReference]
+
+
+def _build_hides() -> Any:
+    """``Func<Type, bool>``: whether the type has one of ``_READ_BY_NAME`` declared outside WPF's declaring types.
+
+    GetProperty answers the most derived public property, as pythonnet reads
+    it; one that hides WPF's (``new``) is declared elsewhere. An ambiguous
+    name throws, and the caller's guard makes the element rich.
+    """
+    t = E.param(NetType, "type")
+    found = E.variable(PropertyInfo, "found")
+    result = E.variable(bool, "result")
+    i = E.variable(int, "i")
+    names = E.const(Array[String](list(_READ_BY_NAME)), E.array_of(String))
+    allowed = List[NetType]()
+    for owner in (FrameworkElement, UIElement, UIElement3D, ToggleButton, Panel):
+        allowed.Add(clr.GetClrType(owner))
+    flags = E.const(BindingFlags.Public | BindingFlags.Instance, BindingFlags)
+    get_property = E.method(NetType, "GetProperty", str, BindingFlags)
+    body = E.block(
+        [found, result, i],
+        E.assign(result, E.const(False, bool)),
+        E.for_range(
+            i,
+            E.prop(names, "Length"),
+            E.block(
+                [],
+                E.assign(found, E.call(t, get_property, Expression.ArrayIndex(names, i), flags)),
+                Expression.IfThen(
+                    Expression.AndAlso(
+                        Expression.ReferenceNotEqual(found, E.null(PropertyInfo)),
+                        Expression.Not(
+                            E.call(
+                                E.const(allowed, List[NetType]),
+                                E.method(List[NetType], "Contains", NetType),
+                                E.prop(found, "DeclaringType"),
+                            )
+                        ),
+                    ),
+                    E.assign(result, E.const(True, bool)),
+                ),
+            ),
+        ),
+        result,
+    )
+    return E.compile_lambda(E.func(NetType, bool), body, t)
+
+
+def _build() -> Any:
+    given = E.param(object, "root")  # an element, or a WeakReference to one of a Python-defined class
+    root = E.variable(DependencyObject, "rootElement")
+    cap = E.param(int, "cap")
+    max_depth = E.param(int, "maxDepth")
+    ids = E.param(_IdTable, "ids")
+    refs = E.param(_Refs, "refs")
+    counter = E.param(E.array_of(Int32), "counter")
+    prefix = E.param(str, "prefix")
+    state = E.param(E.array_of(Object), "state")
+    deadline = E.param(Int64, "deadline")  # Stopwatch ticks: the slice ends at the first check after it
+
+    order = E.variable(List[DependencyObject], "order")
+    parents = E.variable(List[Int32], "parents")
+    depths = E.variable(List[Int32], "depths")
+    kids = E.variable(List[DependencyObject], "kids")
+    rich = E.variable(List[Object], "rich")
+    sb = E.variable(StringBuilder, "sb")
+    id_list = E.variable(StringBuilder, "idList")
+    rich_depths = E.variable(StringBuilder, "richDepths")
+    c = E.variable(DependencyObject, "c")
+    index = E.variable(int, "index")
+    depth = E.variable(int, "depth")
+    node_id = E.variable(String, "nodeId")
+    listed = E.variable(bool, "listed")
+    is_rich = E.variable(bool, "isRich")
+    k = E.variable(int, "k")
+    n_kids = E.variable(int, "nKids")
+    dp = E.variable(DependencyProperty, "dp")
+    value = E.variable(object, "value")
+
+    def append_to(builder: Any, item: Expression) -> Any:
+        return E.call(builder, E.method(StringBuilder, "Append", item.Type), item)
+
+    def append(item: Any) -> Any:
+        return append_to(sb, item)
+
+    def text(s: str) -> Any:
+        return append(E.const(s, str))
+
+    def void(*items: Any) -> Any:
+        return Expression.Block(clr.GetClrType(Void), E._expressions(items))
+
+    def counted(s: Any) -> Any:  # s: a String that is not null
+        return void(append(E.prop(s, "Length")), text(":"), append(s))
+
+    def guarded(read: Any) -> Any:
+        def on_error(ex: Any) -> Any:
+            kind = E.prop(E.call(E.convert(ex, object), E.method(Object, "GetType")), "FullName")
+            return void(text("!"), counted(Expression.Coalesce(kind, E.const("", str))), counted(E.prop(ex, "Message")))
+
+        return E.try_catch(read, NetException, "ex", on_error)
+
+    def string_field(read: Any) -> Any:
+        v = E.variable(String, "v")
+        return guarded(
+            E.block(
+                [v],
+                E.assign(v, read),
+                Expression.IfThenElse(
+                    Expression.ReferenceEqual(v, E.null(String)), void(text("n")), void(text("s"), counted(v))
+                ),
+            )
+        )
+
+    def flag(test: Any) -> Any:
+        return Expression.IfThenElse(test, void(text("b1")), void(text("b0")))
+
+    def bool_field(read: Any) -> Any:
+        return guarded(void(flag(read)))
+
+    def int_field(read: Any) -> Any:
+        return void(text("i"), append(read), text(";"))
+
+    def any_of(tests: list[Any]) -> Any:
+        found = tests[0]
+        for test in tests[1:]:
+            found = Expression.OrElse(found, test)
+        return found
+
+    def is_any(types: tuple[type, ...]) -> Any:
+        return any_of([E.is_type(c, t) for t in types])
+
+    def set_rich() -> Any:
+        return E.assign(is_rich, E.const(True, bool))
+
+    # Whether the type hides a member read by name: per type, for the life of the process.
+    hides = Dictionary[NetType, Boolean]()
+    hides_member = E.compiled(("wpf.hides_member", 1), _build_hides)
+    the_type = E.variable(NetType, "t")
+    hidden = E.variable(bool, "hidden")
+    known = E.call(
+        E.const(hides, Dictionary[NetType, Boolean]),
+        E.typeof(Dictionary[NetType, Boolean]).GetMethod("TryGetValue"),
+        the_type,
+        hidden,
+    )
+    member_hidden = E.block(
+        [hidden],
+        Expression.IfThen(
+            Expression.Not(known),
+            E.block(
+                [],
+                E.assign(
+                    hidden, Expression.Invoke(E.const(hides_member, E.func(NetType, bool)), E._expressions([the_type]))
+                ),
+                E.call(
+                    E.const(hides, Dictionary[NetType, Boolean]),
+                    E.method(Dictionary[NetType, Boolean], "set_Item", NetType, bool),
+                    the_type,
+                    hidden,
+                ),
+            ),
+        ),
+        hidden,
+    )
+    rich_tests = [
+        E.is_type(c, bridge.DERIVED_INTERFACE),
+        is_any(_RICH_TYPES),
+        Expression.AndAlso(E.is_type(c, Panel), E.prop(E.convert(c, Panel), "IsItemsHost")),
+        Expression.AndAlso(
+            is_any(_CONTAINER_TYPES),
+            Expression.ReferenceNotEqual(
+                E.static_call(ItemsControl, "ItemsControlFromItemContainer", c), E.null(ItemsControl)
+            ),
+        ),
+        member_hidden,
+    ]
+
+    # The node id: the registry's, or a new one made and registered here (as the WinForms walk does).
+    counted_id = Expression.ArrayAccess(counter, E.const(0, int))
+    found_id = E.call(ids, E.typeof(_IdTable).GetMethod("TryGetValue"), E.convert(c, object), node_id)
+    make_id = void(
+        E.assign(counted_id, Expression.Add(counted_id, E.const(1, int))),
+        E.assign(
+            node_id,
+            E.static_call(
+                String,
+                E.method(String, "Concat", String, String),
+                prefix,
+                E.call(counted_id, E.method(Int32, "ToString")),
+            ),
+        ),
+        E.call(ids, E.method(_IdTable, "Add", Object, String), E.convert(c, object), node_id),
+        E.call(
+            refs,
+            E.method(_Refs, "set_Item", String, WeakReference),
+            node_id,
+            E.new(WeakReference, E.convert(c, object)),
+        ),
+    )
+
+    # The text property: the first of the table the element is (null: it has no text).
+    text_dp: Any = E.null(DependencyProperty)
+    for wpf_type, prop in reversed(_TEXT_PROPERTIES):
+        text_dp = E.condition(E.is_type(c, wpf_type), E.const(prop, DependencyProperty), text_dp, DependencyProperty)
+    # Read only for an element that is not rich: redaction is decided (a binding seen) before GetValue runs.
+    text_field = Expression.IfThenElse(
+        is_rich,
+        void(text("*")),
+        guarded(
+            E.block(
+                [],
+                E.assign(dp, text_dp),
+                Expression.IfThenElse(
+                    Expression.ReferenceEqual(dp, E.null(DependencyProperty)),
+                    void(text("n")),
+                    Expression.IfThenElse(
+                        Expression.ReferenceNotEqual(
+                            E.static_call(BindingOperations, "GetBindingBase", c, dp), E.null(Object)
+                        ),
+                        void(text("*"), set_rich()),
+                        void(
+                            E.assign(value, E.call(E.convert(c, DependencyObject), "GetValue", dp)),
+                            Expression.IfThenElse(
+                                Expression.OrElse(
+                                    Expression.ReferenceEqual(value, E.null(Object)),
+                                    E.is_type(value, DependencyObject),
+                                ),
+                                void(text("n")),
+                                Expression.IfThenElse(
+                                    E.is_type(value, String),
+                                    void(text("s"), counted(E.convert(value, String))),
+                                    void(text("*"), set_rich()),  # shown with ToString by the engine's to_plain
+                                ),
+                            ),
+                        ),
+                    ),
+                ),
+            )
+        ),
+    )
+
+    # Written out per type (not through a helper taking the type) so that the surface checker sees each member.
+    state_fields = Expression.IfThenElse(
+        E.is_type(c, UIElement),
+        void(
+            bool_field(E.prop(E.convert(c, UIElement), "IsVisible")),
+            bool_field(E.prop(E.convert(c, UIElement), "IsEnabled")),
+            bool_field(E.prop(E.convert(c, UIElement), "IsKeyboardFocusWithin")),
+        ),
+        Expression.IfThenElse(
+            E.is_type(c, UIElement3D),
+            void(
+                bool_field(E.prop(E.convert(c, UIElement3D), "IsVisible")),
+                bool_field(E.prop(E.convert(c, UIElement3D), "IsEnabled")),
+                bool_field(E.prop(E.convert(c, UIElement3D), "IsKeyboardFocusWithin")),
+            ),
+            void(text("b0"), text("b1"), text("b0")),  # brushes' and drawings' visuals are never shown on their own
+        ),
+    )
+    checked_read = E.prop(E.convert(c, ToggleButton), "IsChecked")  # a Nullable<bool>
+    is_checked = Expression.Variable(checked_read.Type, "isChecked")
+    checked_field = guarded(
+        Expression.IfThenElse(
+            E.is_type(c, ToggleButton),
+            E.block(
+                [is_checked],
+                E.assign(is_checked, checked_read),
+                Expression.IfThenElse(
+                    E.prop(is_checked, "HasValue"), void(flag(E.prop(is_checked, "Value"))), void(text("n"))
+                ),
+            ),
+            void(text("n")),
+        )
+    )
+    record = E.block(
+        [],
+        int_field(E.call(parents, E.method(List[Int32], "get_Item", int), index)),
+        int_field(depth),
+        E.assign(the_type, E.call(E.convert(c, object), E.method(Object, "GetType"))),
+        Expression.IfThen(Expression.Not(found_id), make_id),
+        text("s"),
+        counted(node_id),
+        append_to(id_list, node_id),
+        append_to(id_list, E.const(",", str)),
+        text("s"),
+        counted(E.prop(the_type, "Name")),
+        text("s"),
+        counted(Expression.Coalesce(E.prop(the_type, "FullName"), E.prop(the_type, "Name"))),
+        Expression.IfThenElse(
+            E.is_type(c, FrameworkElement),
+            string_field(E.prop(E.convert(c, FrameworkElement), "Name")),
+            void(text("n")),
+        ),
+        # Rich first, read guarded (an element that cannot say is left to the engine): it decides the text read.
+        E.assign(is_rich, E.const(False, bool)),
+        E.try_catch(
+            void(Expression.IfThen(any_of(rich_tests), set_rich())),
+            NetException,
+            "ex",
+            lambda _ex: void(set_rich()),
+        ),
+        text_field,
+        void(flag(is_any(_ACCESS_KEY_TYPES))),
+        state_fields,
+        checked_field,
+        # Children: listed whole or not at all (a GetChild that throws half way lists none).
+        E.assign(listed, E.const(False, bool)),
+        E.call(kids, E.method(List[DependencyObject], "Clear")),
+        guarded(
+            void(
+                Expression.IfThen(
+                    Expression.OrElse(E.is_type(c, Visual), E.is_type(c, Visual3D)),
+                    void(
+                        E.assign(n_kids, E.static_call(VisualTreeHelper, "GetChildrenCount", c)),
+                        E.for_range(
+                            k,
+                            n_kids,
+                            E.call(
+                                kids,
+                                E.method(List[DependencyObject], "Add", DependencyObject),
+                                E.static_call(VisualTreeHelper, "GetChild", c, k),
+                            ),
+                        ),
+                    ),
+                ),
+                E.assign(listed, E.const(True, bool)),
+                int_field(E.prop(kids, "Count")),
+            )
+        ),
+        flag(is_rich),
+        Expression.IfThen(
+            is_rich,
+            void(
+                E.call(rich, E.method(List[Object], "Add", Object), bridge.wrapped(E.convert(c, object))),
+                append_to(rich_depths, depth),
+                append_to(rich_depths, E.const(",", str)),
+            ),
+        ),
+        text("n"),  # selected: the walk leaves items to the engine
+        string_field(E.static_call(AutomationProperties, "GetAutomationId", c)),
+        Expression.IfThen(
+            Expression.AndAlso(listed, Expression.LessThan(depth, max_depth)),
+            E.for_range(
+                k,
+                E.prop(kids, "Count"),
+                Expression.IfThen(
+                    Expression.LessThan(E.prop(order, "Count"), cap),
+                    void(
+                        E.call(
+                            order,
+                            E.method(List[DependencyObject], "Add", DependencyObject),
+                            E.call(kids, E.method(List[DependencyObject], "get_Item", int), k),
+                        ),
+                        E.call(parents, E.method(List[Int32], "Add", int), index),
+                        E.call(depths, E.method(List[Int32], "Add", int), Expression.Add(depth, E.const(1, int))),
+                    ),
+                ),
+            ),
+        ),
+    )
+    done = Expression.Label("done")
+    index_box = E.variable(E.array_of(Int32), "indexBox")
+    started = E.variable(int, "started")
+
+    def slot(i: int, kind: Any) -> Any:
+        return E.convert(Expression.ArrayAccess(state, E._expressions([E.const(i, int)])), kind)
+
+    first = E.const(0, int)
+    body = E.block(
+        [root, order, parents, depths, kids, rich, sb, id_list, rich_depths, c, index, depth, node_id, listed,
+         is_rich, k, n_kids, dp, value, the_type, index_box, started],
+        # The walk so far, kept between slices in ``state`` (see ``_advance``).
+        E.assign(order, slot(0, List[DependencyObject])),
+        E.assign(parents, slot(1, List[Int32])),
+        E.assign(depths, slot(2, List[Int32])),
+        E.assign(rich, slot(3, List[Object])),
+        E.assign(sb, slot(4, StringBuilder)),
+        E.assign(id_list, slot(5, StringBuilder)),
+        E.assign(rich_depths, slot(6, StringBuilder)),
+        E.assign(index_box, slot(7, E.array_of(Int32))),
+        E.assign(index, Expression.ArrayAccess(index_box, E._expressions([first]))),
+        E.assign(started, index),
+        E.assign(kids, E.new(List[DependencyObject])),
+        Expression.IfThen(
+            Expression.Equal(E.prop(order, "Count"), first),
+            void(
+                E.assign(root, E.convert(bridge.unwrapped(given), DependencyObject)),
+                E.call(order, E.method(List[DependencyObject], "Add", DependencyObject), root),
+                E.call(parents, E.method(List[Int32], "Add", int), E.const(-1, int)),
+                E.call(depths, E.method(List[Int32], "Add", int), first),
+            ),
+        ),
+        Expression.Loop(
+            Expression.IfThenElse(
+                Expression.AndAlso(
+                    Expression.LessThan(index, E.prop(order, "Count")),
+                    # The clock is read every 16 elements; at least one element per slice, however short.
+                    Expression.OrElse(
+                        Expression.OrElse(
+                            Expression.NotEqual(Expression.And(index, E.const(15, int)), first),
+                            Expression.Equal(index, started),
+                        ),
+                        Expression.LessThan(E.static_call(Stopwatch, E.method(Stopwatch, "GetTimestamp")), deadline),
+                    ),
+                ),
+                void(
+                    E.assign(c, E.call(order, E.method(List[DependencyObject], "get_Item", int), index)),
+                    E.assign(depth, E.call(depths, E.method(List[Int32], "get_Item", int), index)),
+                    record,
+                    Expression.PreIncrementAssign(index),
+                ),
+                Expression.Break(done),
+            ),
+            done,
+        ),
+        E.assign(Expression.ArrayAccess(index_box, E._expressions([first])), index),
+        Expression.GreaterThanOrEqual(index, E.prop(order, "Count")),
+    )  # fmt: skip
+    return E.compile_lambda(
+        E.func(object, int, int, _IdTable, _Refs, E.array_of(Int32), str, E.array_of(Object), Int64, bool),
+        body, given, cap, max_depth, ids, refs, counter, prefix, state, deadline,
+    )  # fmt: skip
