@@ -18,6 +18,7 @@ from wpfprobe_clr.toolkits.wpf._diagnostics import _DiagnosticsMixin
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._mutation import _MutationMixin
 from wpfprobe_clr.toolkits.wpf._resources import _ResourcesMixin
+from wpfprobe_clr.toolkits.wpf._structure import _StructureMixin
 from wpfprobe_clr.toolkits.wpf._triggers import _TriggersMixin
 
 if _WPF_LOAD_ERROR is None:
@@ -26,7 +27,9 @@ if _WPF_LOAD_ERROR is None:
 
 
 class WpfAdapter(
-    # First: the actions build on the items' reads and the properties (item texts), which
+    # Counting structure changes needs nothing from the others (and comes before them all).
+    _StructureMixin,
+    # Then: the actions build on the items' reads and the properties (item texts), which
     # therefore come before the mixins that only need the trees (_items before _tree).
     _ActionsMixin,
     _MutationMixin,
