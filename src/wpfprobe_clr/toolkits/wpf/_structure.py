@@ -130,11 +130,11 @@ class StructureWatch:
 
     def _hooked(self) -> Any:
         """The counting handler, hooked to the layout passes; None off the UI thread."""
-        if not self._dispatcher.CheckAccess():
-            # A UIElement belongs to the dispatcher of the thread that makes it: one made
-            # elsewhere would count another thread's layout passes.
-            return None
         if self._handler is None:
+            if not self._dispatcher.CheckAccess():
+                # A UIElement belongs to the dispatcher of the thread that makes it: one made
+                # elsewhere would count another thread's layout passes.
+                return None
             handler = counting_handler(self._counter)
             sentinel: UIElement = UIElement()
             # Through EventInfo, not ``+=``: pythonnet keeps every handler added with += in a
