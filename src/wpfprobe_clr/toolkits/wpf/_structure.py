@@ -35,9 +35,10 @@ What was weighed (WPF's own source, as decompiled in public repositories):
   window holds that handler, which holds only the counter, so a closed window
   stays collectable. (A window opening is laid out, so it is counted above.)
 
-The handler (one for both events) is a delegate compiled from an expression (``net.expr``) that adds
-one to a counter in .NET: a layout pass never calls into Python, and an idle
-app runs no layout pass, so an idle probe costs the UI thread nothing.
+The handler (one for both events) is a delegate compiled from an expression
+(``net.expr``) that adds one to a counter in .NET: a layout pass never calls
+into Python, and an idle app runs no layout pass, so an idle probe costs the
+UI thread nothing.
 
 LayoutUpdated comes after the change, at the next layout pass (at the
 dispatcher's Render priority, below the Normal priority the probe's slices are
@@ -54,13 +55,20 @@ being typed, or a label a timer rewrites. Render-only changes (colour and
 opacity animations, transforms, the hover and pressed looks of WPF's themes,
 a blinking caret) run no layout pass and count nothing. While a layout
 animation runs, sliced reads restart and end as one hold, which is what every
-WPF read was before this module.
+WPF read was before this module. The cost of that, from the engine's rules
+(``EngineBase.sliced``; not measured on WPF): an attempt is dropped at the
+first slice boundary after a layout pass, so with a pass every frame each
+attempt loses about a frame of slices (16 ms at 60 Hz), and at most
+``slice_attempts`` (3) attempts are lost before the one hold. A layout pass
+the read itself runs (above) adds its time to that slice's hold.
 
 What it can miss (left, for the name index, to its validation of every hit;
 for sliced reads, read as found when its node is read):
 
 - a change inside a collapsed element: layout skips collapsed elements, so the
-  change is counted when the element is shown again;
+  change may be counted only when the element is shown again (returning False
+  for every collapsed element would leave no WPF index versioned: a
+  ScrollViewer's unneeded scroll bars are collapsed elements of the tree);
 - a custom element that adds visual children (``AddVisualChild``) without
   invalidating its measure;
 - a window that is not shown: nothing lays it out, so ``watch`` answers False
