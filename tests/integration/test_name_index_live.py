@@ -13,7 +13,7 @@ import pytest
 from wpfprobe.core.errors import LocatorAmbiguousError, LocatorNotFoundError
 
 # It adds WinForms controls and counts WinForms' ControlAdded/ControlRemoved: a WPF run has
-# neither (the WPF adapter counts no changes yet and keeps the index census_ttl only).
+# neither (WPF's count is checked by test_wpf_structure_live.py).
 pytestmark = [pytest.mark.usefixtures("running_app"), pytest.mark.toolkit("winforms")]
 
 

@@ -8,6 +8,7 @@ would otherwise only show up on Windows.
 
 from __future__ import annotations
 
+import ast
 import sys
 import textwrap
 from pathlib import Path
@@ -52,6 +53,15 @@ def check_package(api: wpf_surface.WpfApi, root: Path, modules: dict[str, str]) 
     return wpf_surface.combined("package", wpf_surface.check_files(paths, api))
 
 
+def members_by_name(path: Path) -> list[ast.expr]:
+    """The rows of the module's ``WPF_MEMBERS_BY_NAME`` table (none if it has none)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and target.id == "WPF_MEMBERS_BY_NAME" and isinstance(node.value, ast.Tuple):
+            return list(node.value.elts)
+    return []
+
+
 def messages(report: wpf_surface.Report) -> str:
     return "\n".join(p.message for p in report.problems)
 
@@ -77,7 +87,9 @@ def test_the_wpf_adapter_package_uses_only_the_public_wpf_api(api: wpf_surface.W
     # And every module that imports WPF types uses them through verified members.
     for report in reports:
         if report.types:
-            assert report.references >= 5, str(report)
+            # Members named by a string are invisible here; a module lists them in its
+            # WPF_MEMBERS_BY_NAME, checked against the API by its own test (test_wpf_structure.py).
+            assert report.references + len(members_by_name(Path(report.filename))) >= 5, str(report)
     # The automation providers are reached through interface casts and checked member by member.
     for member in (
         "System.Windows.Automation.Provider.IInvokeProvider.Invoke",

@@ -18,6 +18,7 @@ from wpfprobe_clr.toolkits.wpf._diagnostics import _DiagnosticsMixin
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._mutation import _MutationMixin
 from wpfprobe_clr.toolkits.wpf._resources import _ResourcesMixin
+from wpfprobe_clr.toolkits.wpf._structure import _StructureMixin
 from wpfprobe_clr.toolkits.wpf._triggers import _TriggersMixin
 from wpfprobe_clr.toolkits.wpf._walker import can_walk, prepare, ready, walking
 
@@ -27,7 +28,9 @@ if _WPF_LOAD_ERROR is None:
 
 
 class WpfAdapter(
-    # First: the actions build on the items' reads and the properties (item texts), which
+    # Counting structure changes needs nothing from the others (and comes before them all).
+    _StructureMixin,
+    # Then: the actions build on the items' reads and the properties (item texts), which
     # therefore come before the mixins that only need the trees (_items before _tree).
     _ActionsMixin,
     _MutationMixin,
@@ -55,9 +58,7 @@ class WpfAdapter(
 
     # Here rather than beside structure_version in _properties, whose stub (typed to answer None, hence
     # the ignore) is changing on another branch: the walk and the structure counting are merged apart.
-    def walk(  # type: ignore[override]
-        self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int
-    ) -> Walk | None:
+    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
         registry = getattr(objects, "registry", None)
         if registry is None or not can_walk(root):
             return None  # ids that are not the .NET registry's (a test's table), or no visual to walk from

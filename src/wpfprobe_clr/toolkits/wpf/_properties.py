@@ -158,15 +158,6 @@ class _PropertiesMixin(_ItemsAdapter):
             return strip_wpf_access_key(raw)
         return raw, None
 
-    def structure_version(self) -> int | None:
-        return None  # not counted yet: the engine keeps its name index for census_ttl only
-
-    def walk(self, root: Any, *, objects: Any, max_depth: int, cap: int) -> None:
-        return None  # no walk in .NET for WPF yet: the engine reads every element itself
-
-    def watch_structure(self, element: Any) -> bool:
-        return False
-
     def error_identity(self, error: BaseException) -> tuple[str, str]:
         return exception_identity(error)
 
