@@ -16,8 +16,8 @@ record per item, reading what ``items/lists.py`` reads, the same way:
   checked list's check (indeterminate: ``n``);
 - no children, never rich.
 
-``Pack`` writes the packed form (``toolkits/_walk_format.py``) from
-expressions; the walker and these records share it. The Python path stays
+The record is written with the walk's frame (``toolkits/_walk_frame.py``),
+as the walker writes a control's. The Python path stays
 the oracle: ``tests/integration/test_walker_live.py`` compares the two on the
 widget zoo's lists (plain, checked, owner-drawn, combo boxes).
 """
@@ -26,84 +26,23 @@ from __future__ import annotations
 
 from typing import Any
 
-import clr
-from System import Exception as NetException
-from System import Int32, Object, String, Void
+from System import Int32
+from System.Collections.Generic import List
 from System.Drawing import Rectangle
 from System.Linq.Expressions import Expression
-from System.Text import StringBuilder
 from System.Windows.Forms import CheckedListBox, CheckState, ComboBox, DrawMode, ListBox, ListControl, SelectionMode
 
 from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.toolkits._walk_frame import WalkFrame
 from wpfprobe_clr.toolkits.winforms.items.lists import CheckedListItem, ComboItem, ValueItem
 
-__all__ = ["VALUE_ITEM_ROLES", "Pack", "is_value_owner", "value_count", "value_item_record"]
+__all__ = ["VALUE_ITEM_ROLES", "is_value_owner", "value_count", "value_item_record"]
 
 #: A value item's role (its type names), by its owner's type, most derived first: ``items.lists.item_kind_for``.
 VALUE_ITEM_ROLES: tuple[tuple[Any, tuple[str, str]], ...] = tuple(
     (owner, kind.role) for owner, kind in ((CheckedListBox, CheckedListItem), (ListBox, ValueItem), (ComboBox, ComboItem))
     if kind.role is not None
 )  # fmt: skip
-
-
-class Pack:
-    """Expressions that append fields of the packed form to one StringBuilder."""
-
-    def __init__(self, sb: Any) -> None:
-        self.sb = sb
-
-    @staticmethod
-    def append_to(builder: Any, value: Any) -> Any:
-        return E.call(builder, E.method(StringBuilder, "Append", value.Type), value)
-
-    def append(self, value: Any) -> Any:
-        return self.append_to(self.sb, value)
-
-    def text(self, s: str) -> Any:
-        return self.append(E.const(s, str))
-
-    @staticmethod
-    def void(*items: Any) -> Any:
-        return Expression.Block(clr.GetClrType(Void), E._expressions(items))
-
-    def counted(self, value: Any) -> Any:  # value: a String that is not null
-        return self.void(self.append(E.prop(value, "Length")), self.text(":"), self.append(value))
-
-    def guarded(self, read: Any) -> Any:
-        """``read``, or the type and message of what it threw as the field."""
-
-        def on_error(ex: Any) -> Any:
-            kind = E.prop(E.call(E.convert(ex, object), E.method(Object, "GetType")), "FullName")
-            return self.void(
-                self.text("!"),
-                self.counted(Expression.Coalesce(kind, E.const("", str))),
-                self.counted(E.prop(ex, "Message")),
-            )
-
-        return E.try_catch(read, NetException, "ex", on_error)
-
-    def string_field(self, read: Any) -> Any:
-        v = E.variable(String, "v")
-        return self.guarded(
-            E.block(
-                [v],
-                E.assign(v, read),
-                Expression.IfThenElse(
-                    Expression.ReferenceEqual(v, E.null(String)),
-                    self.void(self.text("n")),
-                    self.void(self.text("s"), self.counted(v)),
-                ),
-            )
-        )
-
-    def flag(self, test: Any) -> Any:
-        return Expression.IfThenElse(test, self.void(self.text("b1")), self.void(self.text("b0")))
-
-    def bool_field(self, read: Any) -> Any:
-        return self.guarded(self.void(self.flag(read)))
-
-    def int_field(self, read: Any) -> Any:
-        return self.void(self.text("i"), self.append(read), self.text(";"))
 
 
 def is_value_owner(c: Any) -> Any:
@@ -125,19 +64,9 @@ def _enum(value: Any, kind: Any) -> Any:
     return E.convert(E.const(int(value), int), kind)
 
 
-def value_item_record(
-    pack: Any,
-    *,
-    owner: Any,
-    item: Any,
-    parent_id: Any,
-    parent_index: Any,
-    depth: Any,
-    node_id: Any,
-    id_list: Any,
-    record_ids: Any,
-) -> Any:
-    """The record of item ``item`` (an Int32) of the value-item owner ``owner``, as the walker writes a control's."""
+def value_item_record(f: WalkFrame) -> Any:
+    """The record of the queued item the frame is at (its owner is ``f.c``), as the walker writes a control's."""
+    pack, owner = f.pack, f.c
     i = E.variable(int, "item")
     text, void = pack.text, pack.void
     is_list = E.is_type(owner, ListBox)
@@ -203,24 +132,9 @@ def value_item_record(
 
     return E.block(
         [i],
-        E.assign(i, item),
-        pack.int_field(parent_index),
-        pack.int_field(depth),
-        E.assign(
-            node_id,
-            E.static_call(
-                String,
-                E.method(String, "Concat", String, String, String),
-                parent_id,
-                E.const(".", str),
-                E.call(i, E.method(Int32, "ToString")),
-            ),
-        ),
-        text("s"),
-        pack.counted(node_id),
-        pack.append_to(id_list, node_id),
-        pack.append_to(id_list, E.const(",", str)),
-        E.call(record_ids, E.method(record_ids.Type, "Add", String), node_id),
+        E.assign(i, E.call(f.item_of, E.method(List[Int32], "get_Item", int), f.index)),
+        f.position(),
+        f.item_id_field(i),
         text("s"),
         pack.counted(role(0)),
         text("s"),

@@ -62,21 +62,18 @@ import logging
 from typing import Any
 
 import clr
-from System import Array, Boolean, Int32, Int64, Object, String, Void, WeakReference
+from System import Array, Object, String
 from System import Exception as NetException
 from System import Type as NetType
-from System.Collections.Generic import Dictionary, List
-from System.Diagnostics import Stopwatch
+from System.Collections.Generic import List
 from System.Linq.Expressions import Expression
 from System.Reflection import BindingFlags, PropertyInfo
-from System.Runtime.CompilerServices import ConditionalWeakTable
-from System.Text import StringBuilder
 
 from wpfprobe.core.protocol import PropertyDescriptor
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
-from wpfprobe_clr.net.derived import from_net, to_net
 from wpfprobe_clr.toolkits._walk_format import WPF_FIELDS, WPF_MARKER, Walked
+from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 
 if _WPF_LOAD_ERROR is None:
@@ -162,7 +159,9 @@ def walking(root: Any, registry: Any, *, max_depth: int, cap: int) -> Walked:
     """The walk of ``root``, not started: ``advance(seconds)`` on the UI thread until it says it is done."""
     first, *others = text_properties()
     return Walked(
-        step=lambda seconds, walk: _advance(root, registry, max_depth, cap, walk, seconds),
+        step=lambda seconds, walk: advance(
+            E.compiled(_KEY, _build), DependencyObject, root, registry, max_depth, cap, walk, seconds
+        ),
         text_property=first,
         fields=WPF_FIELDS,
         marker=WPF_MARKER,
@@ -189,39 +188,7 @@ def text_properties() -> list[PropertyDescriptor]:
     return _described
 
 
-def _advance(root: Any, registry: Any, max_depth: int, cap: int, walk: Walked, seconds: float | None) -> bool:
-    if walk.state is None:
-        walk.state = Array[Object]([
-            List[DependencyObject](), List[Int32](), List[Int32](), List[Object](), StringBuilder(),
-            StringBuilder(), StringBuilder(), Array[Int32]([0]),
-        ])  # fmt: skip
-    state = walk.state
-    if seconds is None:
-        deadline = Int64.MaxValue
-    else:
-        deadline = Int64(int(Stopwatch.GetTimestamp()) + int(max(seconds, 0.0) * int(Stopwatch.Frequency)))
-    done = bool(
-        E.compiled(_KEY, _build)(
-            to_net(root), cap, max_depth, registry.ids, registry.refs, registry.counter, registry.prefix, state,
-            deadline,
-        )
-    )  # fmt: skip
-    if done:
-        # A rich element of a Python-defined class comes out as a WeakReference: a handle, never converted.
-        rich = [from_net(x) for x in state[3].ToArray()]
-        depths = [int(d) for d in str(state[6].ToString()).split(",") if d]
-        walk.finish(
-            packed=str(state[4].ToString()),
-            ids=frozenset(i for i in str(state[5].ToString()).split(",") if i),
-            incomplete=list(zip(rich, depths, strict=True)),
-        )
-    return done
-
-
 # -- the expression ---------------------------------------------------------------
-
-_IdTable = ConditionalWeakTable[Object, String]
-_Refs = Dictionary[String, WeakReference]
 
 
 def _build_hides() -> Any:
@@ -271,84 +238,16 @@ def _build_hides() -> Any:
 
 
 def _build() -> Any:
-    given = E.param(object, "root")  # an element, or a WeakReference to one of a Python-defined class
-    root = E.variable(DependencyObject, "rootElement")
-    cap = E.param(int, "cap")
-    max_depth = E.param(int, "maxDepth")
-    ids = E.param(_IdTable, "ids")
-    refs = E.param(_Refs, "refs")
-    counter = E.param(E.array_of(Int32), "counter")
-    prefix = E.param(str, "prefix")
-    state = E.param(E.array_of(Object), "state")
-    deadline = E.param(Int64, "deadline")  # Stopwatch ticks: the slice ends at the first check after it
-
-    order = E.variable(List[DependencyObject], "order")
-    parents = E.variable(List[Int32], "parents")
-    depths = E.variable(List[Int32], "depths")
-    kids = E.variable(List[DependencyObject], "kids")
-    rich = E.variable(List[Object], "rich")
-    sb = E.variable(StringBuilder, "sb")
-    id_list = E.variable(StringBuilder, "idList")
-    rich_depths = E.variable(StringBuilder, "richDepths")
-    c = E.variable(DependencyObject, "c")
-    index = E.variable(int, "index")
-    depth = E.variable(int, "depth")
-    node_id = E.variable(String, "nodeId")
-    listed = E.variable(bool, "listed")
-    is_rich = E.variable(bool, "isRich")
-    k = E.variable(int, "k")
+    f = WalkFrame(DependencyObject)
+    c, pack = f.c, f.pack
+    text, void, guarded, string_field, flag, bool_field, int_field = (
+        pack.text, pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field, pack.int_field
+    )  # fmt: skip
+    kids, k, is_rich = f.kids, f.k, f.is_rich
     n_kids = E.variable(int, "nKids")
     dp = E.variable(DependencyProperty, "dp")
     value = E.variable(object, "value")
-
-    def append_to(builder: Any, item: Expression) -> Any:
-        return E.call(builder, E.method(StringBuilder, "Append", item.Type), item)
-
-    def append(item: Any) -> Any:
-        return append_to(sb, item)
-
-    def text(s: str) -> Any:
-        return append(E.const(s, str))
-
-    def void(*items: Any) -> Any:
-        return Expression.Block(clr.GetClrType(Void), E._expressions(items))
-
-    def counted(s: Any) -> Any:  # s: a String that is not null
-        return void(append(E.prop(s, "Length")), text(":"), append(s))
-
-    def guarded(read: Any) -> Any:
-        def on_error(ex: Any) -> Any:
-            kind = E.prop(E.call(E.convert(ex, object), E.method(Object, "GetType")), "FullName")
-            return void(text("!"), counted(Expression.Coalesce(kind, E.const("", str))), counted(E.prop(ex, "Message")))
-
-        return E.try_catch(read, NetException, "ex", on_error)
-
-    def string_field(read: Any) -> Any:
-        v = E.variable(String, "v")
-        return guarded(
-            E.block(
-                [v],
-                E.assign(v, read),
-                Expression.IfThenElse(
-                    Expression.ReferenceEqual(v, E.null(String)), void(text("n")), void(text("s"), counted(v))
-                ),
-            )
-        )
-
-    def flag(test: Any) -> Any:
-        return Expression.IfThenElse(test, void(text("b1")), void(text("b0")))
-
-    def bool_field(read: Any) -> Any:
-        return guarded(void(flag(read)))
-
-    def int_field(read: Any) -> Any:
-        return void(text("i"), append(read), text(";"))
-
-    def any_of(tests: list[Any]) -> Any:
-        found = tests[0]
-        for test in tests[1:]:
-            found = Expression.OrElse(found, test)
-        return found
+    the_type = E.variable(NetType, "t")
 
     def is_any(types: tuple[type, ...]) -> Any:
         return any_of([E.is_type(c, t) for t in types])
@@ -357,35 +256,7 @@ def _build() -> Any:
         return E.assign(is_rich, E.const(True, bool))
 
     # Whether the type hides a member read by name: per type, for the life of the process.
-    hides = Dictionary[NetType, Boolean]()
-    hides_member = E.compiled(("wpf.hides_member", 1), _build_hides)
-    the_type = E.variable(NetType, "t")
-    hidden = E.variable(bool, "hidden")
-    known = E.call(
-        E.const(hides, Dictionary[NetType, Boolean]),
-        E.typeof(Dictionary[NetType, Boolean]).GetMethod("TryGetValue"),
-        the_type,
-        hidden,
-    )
-    member_hidden = E.block(
-        [hidden],
-        Expression.IfThen(
-            Expression.Not(known),
-            E.block(
-                [],
-                E.assign(
-                    hidden, Expression.Invoke(E.const(hides_member, E.func(NetType, bool)), E._expressions([the_type]))
-                ),
-                E.call(
-                    E.const(hides, Dictionary[NetType, Boolean]),
-                    E.method(Dictionary[NetType, Boolean], "set_Item", NetType, bool),
-                    the_type,
-                    hidden,
-                ),
-            ),
-        ),
-        hidden,
-    )
+    member_hidden = memo_per_type(("wpf.hides_member", 1), _build_hides, the_type)
     rich_tests = [
         E.is_type(c, bridge.DERIVED_INTERFACE),
         is_any(_RICH_TYPES),
@@ -398,29 +269,6 @@ def _build() -> Any:
         ),
         member_hidden,
     ]
-
-    # The node id: the registry's, or a new one made and registered here (as the WinForms walk does).
-    counted_id = Expression.ArrayAccess(counter, E.const(0, int))
-    found_id = E.call(ids, E.typeof(_IdTable).GetMethod("TryGetValue"), E.convert(c, object), node_id)
-    make_id = void(
-        E.assign(counted_id, Expression.Add(counted_id, E.const(1, int))),
-        E.assign(
-            node_id,
-            E.static_call(
-                String,
-                E.method(String, "Concat", String, String),
-                prefix,
-                E.call(counted_id, E.method(Int32, "ToString")),
-            ),
-        ),
-        E.call(ids, E.method(_IdTable, "Add", Object, String), E.convert(c, object), node_id),
-        E.call(
-            refs,
-            E.method(_Refs, "set_Item", String, WeakReference),
-            node_id,
-            E.new(WeakReference, E.convert(c, object)),
-        ),
-    )
 
     # The text property: the first of the table the element is (null: it has no text).
     text_dp: Any = E.null(DependencyProperty)
@@ -452,7 +300,7 @@ def _build() -> Any:
                                 void(text("n")),
                                 Expression.IfThenElse(
                                     E.is_type(value, String),
-                                    void(text("s"), counted(E.convert(value, String))),
+                                    void(text("s"), pack.counted(E.convert(value, String))),
                                     void(text("*"), set_rich()),  # shown with ToString by the engine's to_plain
                                 ),
                             ),
@@ -498,18 +346,13 @@ def _build() -> Any:
     )
     record = E.block(
         [],
-        int_field(E.call(parents, E.method(List[Int32], "get_Item", int), index)),
-        int_field(depth),
+        f.position(),
         E.assign(the_type, E.call(E.convert(c, object), E.method(Object, "GetType"))),
-        Expression.IfThen(Expression.Not(found_id), make_id),
+        f.id_field(),
         text("s"),
-        counted(node_id),
-        append_to(id_list, node_id),
-        append_to(id_list, E.const(",", str)),
+        pack.counted(E.prop(the_type, "Name")),
         text("s"),
-        counted(E.prop(the_type, "Name")),
-        text("s"),
-        counted(Expression.Coalesce(E.prop(the_type, "FullName"), E.prop(the_type, "Name"))),
+        pack.counted(Expression.Coalesce(E.prop(the_type, "FullName"), E.prop(the_type, "Name"))),
         Expression.IfThenElse(
             E.is_type(c, FrameworkElement),
             string_field(E.prop(E.convert(c, FrameworkElement), "Name")),
@@ -528,7 +371,7 @@ def _build() -> Any:
         state_fields,
         checked_field,
         # Children: listed whole or not at all (a GetChild that throws half way lists none).
-        E.assign(listed, E.const(False, bool)),
+        E.assign(f.listed, E.const(False, bool)),
         E.call(kids, E.method(List[DependencyObject], "Clear")),
         guarded(
             void(
@@ -547,100 +390,13 @@ def _build() -> Any:
                         ),
                     ),
                 ),
-                E.assign(listed, E.const(True, bool)),
+                E.assign(f.listed, E.const(True, bool)),
                 int_field(E.prop(kids, "Count")),
             )
         ),
-        flag(is_rich),
-        Expression.IfThen(
-            is_rich,
-            void(
-                E.call(rich, E.method(List[Object], "Add", Object), bridge.wrapped(E.convert(c, object))),
-                append_to(rich_depths, depth),
-                append_to(rich_depths, E.const(",", str)),
-            ),
-        ),
+        f.rich_field(),
         text("n"),  # selected: the walk leaves items to the engine
         string_field(E.static_call(AutomationProperties, "GetAutomationId", c)),
-        Expression.IfThen(
-            Expression.AndAlso(listed, Expression.LessThan(depth, max_depth)),
-            E.for_range(
-                k,
-                E.prop(kids, "Count"),
-                Expression.IfThen(
-                    Expression.LessThan(E.prop(order, "Count"), cap),
-                    void(
-                        E.call(
-                            order,
-                            E.method(List[DependencyObject], "Add", DependencyObject),
-                            E.call(kids, E.method(List[DependencyObject], "get_Item", int), k),
-                        ),
-                        E.call(parents, E.method(List[Int32], "Add", int), index),
-                        E.call(depths, E.method(List[Int32], "Add", int), Expression.Add(depth, E.const(1, int))),
-                    ),
-                ),
-            ),
-        ),
+        f.enqueue_kids(),
     )
-    done = Expression.Label("done")
-    index_box = E.variable(E.array_of(Int32), "indexBox")
-    started = E.variable(int, "started")
-
-    def slot(i: int, kind: Any) -> Any:
-        return E.convert(Expression.ArrayAccess(state, E._expressions([E.const(i, int)])), kind)
-
-    first = E.const(0, int)
-    body = E.block(
-        [root, order, parents, depths, kids, rich, sb, id_list, rich_depths, c, index, depth, node_id, listed,
-         is_rich, k, n_kids, dp, value, the_type, index_box, started],
-        # The walk so far, kept between slices in ``state`` (see ``_advance``).
-        E.assign(order, slot(0, List[DependencyObject])),
-        E.assign(parents, slot(1, List[Int32])),
-        E.assign(depths, slot(2, List[Int32])),
-        E.assign(rich, slot(3, List[Object])),
-        E.assign(sb, slot(4, StringBuilder)),
-        E.assign(id_list, slot(5, StringBuilder)),
-        E.assign(rich_depths, slot(6, StringBuilder)),
-        E.assign(index_box, slot(7, E.array_of(Int32))),
-        E.assign(index, Expression.ArrayAccess(index_box, E._expressions([first]))),
-        E.assign(started, index),
-        E.assign(kids, E.new(List[DependencyObject])),
-        Expression.IfThen(
-            Expression.Equal(E.prop(order, "Count"), first),
-            void(
-                E.assign(root, E.convert(bridge.unwrapped(given), DependencyObject)),
-                E.call(order, E.method(List[DependencyObject], "Add", DependencyObject), root),
-                E.call(parents, E.method(List[Int32], "Add", int), E.const(-1, int)),
-                E.call(depths, E.method(List[Int32], "Add", int), first),
-            ),
-        ),
-        Expression.Loop(
-            Expression.IfThenElse(
-                Expression.AndAlso(
-                    Expression.LessThan(index, E.prop(order, "Count")),
-                    # The clock is read every 16 elements; at least one element per slice, however short.
-                    Expression.OrElse(
-                        Expression.OrElse(
-                            Expression.NotEqual(Expression.And(index, E.const(15, int)), first),
-                            Expression.Equal(index, started),
-                        ),
-                        Expression.LessThan(E.static_call(Stopwatch, E.method(Stopwatch, "GetTimestamp")), deadline),
-                    ),
-                ),
-                void(
-                    E.assign(c, E.call(order, E.method(List[DependencyObject], "get_Item", int), index)),
-                    E.assign(depth, E.call(depths, E.method(List[Int32], "get_Item", int), index)),
-                    record,
-                    Expression.PreIncrementAssign(index),
-                ),
-                Expression.Break(done),
-            ),
-            done,
-        ),
-        E.assign(Expression.ArrayAccess(index_box, E._expressions([first])), index),
-        Expression.GreaterThanOrEqual(index, E.prop(order, "Count")),
-    )  # fmt: skip
-    return E.compile_lambda(
-        E.func(object, int, int, _IdTable, _Refs, E.array_of(Int32), str, E.array_of(Object), Int64, bool),
-        body, given, cap, max_depth, ids, refs, counter, prefix, state, deadline,
-    )  # fmt: skip
+    return f.compile([n_kids, dp, value, the_type], record)

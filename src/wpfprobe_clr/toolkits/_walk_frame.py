@@ -1,0 +1,395 @@
+"""What every toolkit's walk in .NET shares: its parameters, its queue kept between slices, ids, and the packed output.
+
+A walk (``toolkits/winforms/walker.py``, ``toolkits/wpf/_walker.py``) is one
+delegate compiled from an expression (``net.expr``). The toolkit writes the
+*record* of one element (what its tree node shows, and which of its children
+to queue); the frame around it is the same for every toolkit:
+
+- the parameters: the root (or a WeakReference to one of a Python-defined
+  class), the node cap, the depth, the object table's .NET registry
+  (``_objects.Registry``), the state kept between slices and the slice's
+  deadline in Stopwatch ticks;
+- the queue, breadth first: each entry an element, its parent's record
+  index, its depth and, for an item that has no object of its own, its index
+  in its owner (the owner standing for it; -1 for an element);
+- the loop: records until the queue is done or the slice's time is up,
+  reading the clock every 16 entries and always getting at least one on;
+- the node id of an element, read from the registry or made there for an
+  element met for the first time, with no call into Python;
+- the packed output (``Pack``; the format is ``_walk_format``'s), the ids
+  walked and the rich elements with their depths, for the engine to complete.
+
+``advance`` is the Python side: it runs one slice and, once the walk is done,
+hands the result to the ``Walked``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import clr
+from System import Array, Boolean, Int32, Int64, Object, String, Void, WeakReference
+from System import Exception as NetException
+from System import Type as NetType
+from System.Collections.Generic import Dictionary, List
+from System.Diagnostics import Stopwatch
+from System.Linq.Expressions import Expression
+from System.Runtime.CompilerServices import ConditionalWeakTable
+from System.Text import StringBuilder
+
+from wpfprobe_clr.net import bridge
+from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.net.derived import from_net, to_net
+from wpfprobe_clr.toolkits._walk_format import Walked
+
+__all__ = ["Pack", "WalkFrame", "advance"]
+
+_IdTable = ConditionalWeakTable[Object, String]
+_Refs = Dictionary[String, WeakReference]
+
+
+class Pack:
+    """Expressions that append fields of the packed form to one StringBuilder."""
+
+    def __init__(self, sb: Any) -> None:
+        self.sb = sb
+
+    @staticmethod
+    def append_to(builder: Any, value: Any) -> Any:
+        return E.call(builder, E.method(StringBuilder, "Append", value.Type), value)
+
+    def append(self, value: Any) -> Any:
+        return self.append_to(self.sb, value)
+
+    def text(self, s: str) -> Any:
+        return self.append(E.const(s, str))
+
+    @staticmethod
+    def void(*items: Any) -> Any:
+        return Expression.Block(clr.GetClrType(Void), E._expressions(items))
+
+    def counted(self, value: Any) -> Any:  # value: a String that is not null
+        return self.void(self.append(E.prop(value, "Length")), self.text(":"), self.append(value))
+
+    def guarded(self, read: Any) -> Any:
+        """``read``, or the type and message of what it threw as the field."""
+
+        def on_error(ex: Any) -> Any:
+            kind = E.prop(E.call(E.convert(ex, object), E.method(Object, "GetType")), "FullName")
+            return self.void(
+                self.text("!"),
+                self.counted(Expression.Coalesce(kind, E.const("", str))),
+                self.counted(E.prop(ex, "Message")),
+            )
+
+        return E.try_catch(read, NetException, "ex", on_error)
+
+    def string_field(self, read: Any) -> Any:
+        v = E.variable(String, "v")
+        return self.guarded(
+            E.block(
+                [v],
+                E.assign(v, read),
+                Expression.IfThenElse(
+                    Expression.ReferenceEqual(v, E.null(String)),
+                    self.void(self.text("n")),
+                    self.void(self.text("s"), self.counted(v)),
+                ),
+            )
+        )
+
+    def flag(self, test: Any) -> Any:
+        return Expression.IfThenElse(test, self.void(self.text("b1")), self.void(self.text("b0")))
+
+    def bool_field(self, read: Any) -> Any:
+        return self.guarded(self.void(self.flag(read)))
+
+    def int_field(self, read: Any) -> Any:
+        return self.void(self.text("i"), self.append(read), self.text(";"))
+
+
+def any_of(tests: list[Any]) -> Any:
+    found = tests[0]
+    for test in tests[1:]:
+        found = Expression.OrElse(found, test)
+    return found
+
+
+def memo_per_type(key: Any, build: Any, the_type: Any) -> Any:
+    """``Func<Type, bool>`` compiled once (``E.compiled(key, build)``), its answer kept per type for the process."""
+    answers = E.const(Dictionary[NetType, Boolean](), Dictionary[NetType, Boolean])
+    ask = E.compiled(key, build)
+    answer = E.variable(bool, "answer")
+    known = E.call(answers, E.typeof(Dictionary[NetType, Boolean]).GetMethod("TryGetValue"), the_type, answer)
+    return E.block(
+        [answer],
+        Expression.IfThen(
+            Expression.Not(known),
+            E.block(
+                [],
+                E.assign(answer, Expression.Invoke(E.const(ask, E.func(NetType, bool)), E._expressions([the_type]))),
+                E.call(answers, E.method(Dictionary[NetType, Boolean], "set_Item", NetType, bool), the_type, answer),
+            ),
+        ),
+        answer,
+    )
+
+
+class WalkFrame:
+    """The parameters, variables and loop of a walk of elements of ``element_type``; see the module's docstring."""
+
+    def __init__(self, element_type: Any) -> None:
+        self.element_type = element_type
+        self.elements = List[element_type]
+        self.given = E.param(object, "root")
+        self.cap = E.param(int, "cap")
+        self.max_depth = E.param(int, "maxDepth")
+        self.ids = E.param(_IdTable, "ids")
+        self.refs = E.param(_Refs, "refs")
+        self.counter = E.param(E.array_of(Int32), "counter")
+        self.prefix = E.param(str, "prefix")
+        self.state = E.param(E.array_of(Object), "state")
+        self.deadline = E.param(Int64, "deadline")  # Stopwatch ticks: the slice ends at the first check after it
+
+        self.root = E.variable(element_type, "rootElement")
+        self.order = E.variable(self.elements, "order")
+        self.parents = E.variable(List[Int32], "parents")
+        self.depths = E.variable(List[Int32], "depths")
+        self.item_of = E.variable(List[Int32], "itemOf")  # per entry: -1 for an element, else its index in its owner
+        self.record_ids = E.variable(List[String], "recordIds")  # each record's node id, by record index
+        self.kids = E.variable(self.elements, "kids")
+        self.rich = E.variable(List[Object], "rich")
+        self.sb = E.variable(StringBuilder, "sb")
+        self.id_list = E.variable(StringBuilder, "idList")
+        self.rich_depths = E.variable(StringBuilder, "richDepths")
+        #: The element of the record being written (an item's owner, for an item).
+        self.c = E.variable(element_type, "c")
+        self.index = E.variable(int, "index")
+        self.depth = E.variable(int, "depth")
+        self.node_id = E.variable(String, "nodeId")
+        self.listed = E.variable(bool, "listed")
+        self.is_rich = E.variable(bool, "isRich")
+        self.k = E.variable(int, "k")
+        self.first = E.const(0, int)
+        self.pack = Pack(self.sb)
+
+    @staticmethod
+    def new_state(element_type: Any) -> Any:
+        """The state a walk keeps between slices, in the slots ``compile`` reads (and ``advance`` finishes from)."""
+        return Array[Object]([
+            List[element_type](), List[Int32](), List[Int32](), List[Object](), StringBuilder(), StringBuilder(),
+            StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](),
+        ])  # fmt: skip
+
+    # -- pieces of a record ----------------------------------------------------
+
+    def parent_index(self) -> Any:
+        return E.call(self.parents, E.method(List[Int32], "get_Item", int), self.index)
+
+    def position(self) -> Any:
+        """The record's first two fields: its parent's record index and its depth."""
+        return self.pack.void(self.pack.int_field(self.parent_index()), self.pack.int_field(self.depth))
+
+    def id_field(self) -> Any:
+        """The element's node id, as the registry has it or made there, written as a field and kept."""
+        counted_id = Expression.ArrayAccess(self.counter, E.const(0, int))
+        element = E.convert(self.c, object)
+        found = E.call(self.ids, E.typeof(_IdTable).GetMethod("TryGetValue"), element, self.node_id)
+        make = self.pack.void(
+            E.assign(counted_id, Expression.Add(counted_id, E.const(1, int))),
+            E.assign(
+                self.node_id,
+                E.static_call(
+                    String,
+                    E.method(String, "Concat", String, String),
+                    self.prefix,
+                    E.call(counted_id, E.method(Int32, "ToString")),
+                ),
+            ),
+            E.call(self.ids, E.method(_IdTable, "Add", Object, String), element, self.node_id),
+            E.call(
+                self.refs,
+                E.method(_Refs, "set_Item", String, WeakReference),
+                self.node_id,
+                E.new(WeakReference, element),
+            ),
+        )
+        return self.pack.void(Expression.IfThen(Expression.Not(found), make), self.written_id())
+
+    def item_id_field(self, item: Any) -> Any:
+        """An item's node id: its owner's, a dot and its index (``_objects``' ``ItemRef`` ids), written and kept."""
+        owner_id = E.call(self.record_ids, E.method(List[String], "get_Item", int), self.parent_index())
+        return self.pack.void(
+            E.assign(
+                self.node_id,
+                E.static_call(
+                    String,
+                    E.method(String, "Concat", String, String, String),
+                    owner_id,
+                    E.const(".", str),
+                    E.call(item, E.method(Int32, "ToString")),
+                ),
+            ),
+            self.written_id(),
+        )
+
+    def written_id(self) -> Any:
+        pack = self.pack
+        return pack.void(
+            pack.text("s"),
+            pack.counted(self.node_id),
+            pack.append_to(self.id_list, self.node_id),
+            pack.append_to(self.id_list, E.const(",", str)),
+            E.call(self.record_ids, E.method(List[String], "Add", String), self.node_id),
+        )
+
+    def rich_field(self) -> Any:
+        """Whether the element is rich, as a field; a rich one is handed back with its depth."""
+        pack = self.pack
+        return pack.void(
+            pack.flag(self.is_rich),
+            Expression.IfThen(
+                self.is_rich,
+                pack.void(
+                    E.call(self.rich, E.method(List[Object], "Add", Object), bridge.wrapped(E.convert(self.c, object))),
+                    pack.append_to(self.rich_depths, self.depth),
+                    pack.append_to(self.rich_depths, E.const(",", str)),
+                ),
+            ),
+        )
+
+    def enqueue(self, element: Any, item: Any) -> Any:
+        """Queue ``element`` (or item ``item`` of it, -1 for the element itself) one level below the record's."""
+        return self.pack.void(
+            E.call(self.order, E.method(self.elements, "Add", self.element_type), element),
+            E.call(self.parents, E.method(List[Int32], "Add", int), self.index),
+            E.call(self.depths, E.method(List[Int32], "Add", int), Expression.Add(self.depth, E.const(1, int))),
+            E.call(self.item_of, E.method(List[Int32], "Add", int), item),
+        )
+
+    def below_cap(self, body: Any) -> Any:
+        return Expression.IfThen(Expression.LessThan(E.prop(self.order, "Count"), self.cap), body)
+
+    def enqueue_kids(self, also: Any | None = None) -> Any:
+        """Queue the listed ``kids`` (when listed, above the depth cut, and ``also``), up to the node cap."""
+        test = Expression.AndAlso(self.listed, Expression.LessThan(self.depth, self.max_depth))
+        if also is not None:
+            test = Expression.AndAlso(test, also)
+        kid = E.call(self.kids, E.method(self.elements, "get_Item", int), self.k)
+        return Expression.IfThen(
+            test,
+            E.for_range(self.k, E.prop(self.kids, "Count"), self.below_cap(self.enqueue(kid, E.const(-1, int)))),
+        )
+
+    # -- the whole ----------------------------------------------------------------
+
+    def compile(self, variables: list[Any], record: Any, item_record: Any | None = None) -> Any:
+        """The walk's delegate: ``record`` for each queued element, ``item_record`` for each queued item."""
+        done = Expression.Label("done")
+        index_box = E.variable(E.array_of(Int32), "indexBox")
+        started = E.variable(int, "started")
+        first, void = self.first, self.pack.void
+        index = self.index
+
+        def slot(i: int, kind: Any) -> Any:
+            return E.convert(Expression.ArrayAccess(self.state, E._expressions([E.const(i, int)])), kind)
+
+        entry = record
+        if item_record is not None:
+            is_element = Expression.LessThan(E.call(self.item_of, E.method(List[Int32], "get_Item", int), index), first)
+            entry = Expression.IfThenElse(is_element, record, item_record)
+        own = [
+            self.root, self.order, self.parents, self.depths, self.item_of, self.record_ids, self.kids, self.rich,
+            self.sb, self.id_list, self.rich_depths, self.c, index, self.depth, self.node_id, self.listed,
+            self.is_rich, self.k, index_box, started,
+        ]  # fmt: skip
+        body = E.block(
+            own + variables,
+            # The walk so far, kept between slices in ``state`` (``new_state``).
+            E.assign(self.order, slot(0, self.elements)),
+            E.assign(self.parents, slot(1, List[Int32])),
+            E.assign(self.depths, slot(2, List[Int32])),
+            E.assign(self.rich, slot(3, List[Object])),
+            E.assign(self.sb, slot(4, StringBuilder)),
+            E.assign(self.id_list, slot(5, StringBuilder)),
+            E.assign(self.rich_depths, slot(6, StringBuilder)),
+            E.assign(index_box, slot(7, E.array_of(Int32))),
+            E.assign(self.record_ids, slot(8, List[String])),
+            E.assign(self.item_of, slot(9, List[Int32])),
+            E.assign(index, Expression.ArrayAccess(index_box, E._expressions([first]))),
+            E.assign(started, index),
+            E.assign(self.kids, E.new(self.elements)),
+            Expression.IfThen(
+                Expression.Equal(E.prop(self.order, "Count"), first),
+                void(
+                    E.assign(self.root, E.convert(bridge.unwrapped(self.given), self.element_type)),
+                    E.call(self.order, E.method(self.elements, "Add", self.element_type), self.root),
+                    E.call(self.parents, E.method(List[Int32], "Add", int), E.const(-1, int)),
+                    E.call(self.depths, E.method(List[Int32], "Add", int), first),
+                    E.call(self.item_of, E.method(List[Int32], "Add", int), E.const(-1, int)),
+                ),
+            ),
+            Expression.Loop(
+                Expression.IfThenElse(
+                    Expression.AndAlso(
+                        Expression.LessThan(index, E.prop(self.order, "Count")),
+                        # The clock is read every 16 entries: a slice ends within a few microseconds of its time.
+                        # At least one entry per slice, however short: a walk always gets on.
+                        Expression.OrElse(
+                            Expression.OrElse(
+                                Expression.NotEqual(Expression.And(index, E.const(15, int)), first),
+                                Expression.Equal(index, started),
+                            ),
+                            Expression.LessThan(
+                                E.static_call(Stopwatch, E.method(Stopwatch, "GetTimestamp")), self.deadline
+                            ),
+                        ),
+                    ),
+                    void(
+                        E.assign(self.c, E.call(self.order, E.method(self.elements, "get_Item", int), index)),
+                        E.assign(self.depth, E.call(self.depths, E.method(List[Int32], "get_Item", int), index)),
+                        entry,
+                        Expression.PreIncrementAssign(index),
+                    ),
+                    Expression.Break(done),
+                ),
+                done,
+            ),
+            E.assign(Expression.ArrayAccess(index_box, E._expressions([first])), index),
+            Expression.GreaterThanOrEqual(index, E.prop(self.order, "Count")),
+        )
+        return E.compile_lambda(
+            E.func(object, int, int, _IdTable, _Refs, E.array_of(Int32), str, E.array_of(Object), Int64, bool),
+            body, self.given, self.cap, self.max_depth, self.ids, self.refs, self.counter, self.prefix, self.state,
+            self.deadline,
+        )  # fmt: skip
+
+
+def advance(
+    delegate: Any, element_type: Any, root: Any, registry: Any, max_depth: int, cap: int, walk: Walked,
+    seconds: float | None,
+) -> bool:  # fmt: skip
+    """One slice of ``walk`` (``seconds`` long; None: to the end) with the compiled ``delegate``; True once done."""
+    if walk.state is None:
+        walk.state = WalkFrame.new_state(element_type)
+    state = walk.state
+    if seconds is None:
+        deadline = Int64.MaxValue
+    else:
+        deadline = Int64(int(Stopwatch.GetTimestamp()) + int(max(seconds, 0.0) * int(Stopwatch.Frequency)))
+    done = bool(
+        delegate(
+            to_net(root), cap, max_depth, registry.ids, registry.refs, registry.counter, registry.prefix, state,
+            deadline,
+        )
+    )  # fmt: skip
+    if done:
+        # A rich element of a Python-defined class comes out as a WeakReference: a handle, never converted.
+        rich = [from_net(x) for x in state[3].ToArray()]
+        depths = [int(d) for d in str(state[6].ToString()).split(",") if d]
+        walk.finish(
+            packed=str(state[4].ToString()),
+            ids=frozenset(i for i in str(state[5].ToString()).split(",") if i),
+            incomplete=list(zip(rich, depths, strict=True)),
+        )
+    return done
