@@ -252,6 +252,8 @@ def bench_form(
     probe = wpfprobe.attach(form, settings=wpfprobe.ProbeSettings(ui_timeout=UI_TIMEOUT))
     form_id = probe.windows()[0].node_id
     by_locator = probe.locator(f"TextBox#{name}")
+    # The same element by its path (type and index per level): no index answers it, every step is a walk.
+    by_path = probe.locator(by_locator.inspect().path)
     tools: dict[str, Callable[[], Any]] = {
         f"tree(max_depth={MAX_DEPTH})": lambda: probe.tree(max_depth=MAX_DEPTH),
         "children(form, take=50)": lambda: probe.children(form_id, take=50),
@@ -260,7 +262,12 @@ def bench_form(
         "find(type_name=..., text=...)": lambda: probe.find(type_name="TextBox", text="no such text", max_results=20),
         "locator TextBox#name .node()": lambda: by_locator.node(),
         "properties(include_defaults, take=200)": lambda: by_locator.properties(include_defaults=True, take=200),
+        "locator by path .node()": lambda: by_path.node(),
+        "inspect()": lambda: by_locator.inspect(),
+        "ancestors()": lambda: by_locator.ancestors(),
         "bindings()": lambda: by_locator.bindings(),
+        "triggers()": lambda: by_locator.triggers(),
+        "resources(app)": lambda: probe.resources(take=200),
         "diagnostics(take=200)": lambda: probe.diagnostics(take=200),
     }
     results: dict[str, Any] = {}
