@@ -168,6 +168,7 @@ def _list_patterns() -> Any:
         Form,
         ListBox,
         SelectionMode,
+        TreeView,
     )
 
     form = Form()
@@ -217,17 +218,35 @@ def _list_patterns() -> Any:
     menu_list.ContextMenuStrip = ContextMenuStrip()
     empty = place(ListBox(), "emptyList", 130, 180)
     empty.SelectionMode = getattr(SelectionMode, "None")
+    # Tree views: nodes nested, expanded or not, checked, selected, named; one with 300 nodes.
+    plain = place(TreeView(), "plainTree", 260, 180)
+    for g in range(3):
+        group = plain.Nodes.Add(f"key{g}", f"Group {g}")
+        for i in range(4):
+            group.Nodes.Add(f"Item {g}.{i}").Nodes.Add(f"Leaf {g}.{i}")
+    plain.Nodes[1].Expand()
+    checked = place(TreeView(), "checkTree", 390, 180)
+    checked.CheckBoxes = True
+    for i in range(3):
+        checked.Nodes.Add(f"Option {i}").Checked = i == 1
+    big = place(TreeView(), "bigTree", 0, 270, 250, 80)
+    for i in range(30):
+        branch = big.Nodes.Add(f"Branch {i}")
+        for j in range(9):
+            branch.Nodes.Add(f"Twig {i}.{j}")
     form.Show()
     many.TopIndex = 20  # scrolled (once it has a window): rows before 20 are out of view
+    plain.SelectedNode = plain.Nodes[2].Nodes[1]
     checks.Focus()
     return form
 
 
 @pytest.mark.usefixtures("running_app")
-def test_list_items_are_walked_in_net_as_the_engine_reads_them(probe: Any, running_app: Any) -> None:
+def test_list_items_and_tree_nodes_are_walked_in_net_as_the_engine_reads_them(probe: Any, running_app: Any) -> None:
     """Selections (single, multiple, none), scrolling, columns, owner-drawn rows, display members, formatting,
-    check states (indeterminate too), focus, hidden and disabled owners: the items the walk reads in .NET equal
-    the engine's own reads, and a list with a context menu is still left to the engine."""
+    check states (indeterminate too), focus, hidden and disabled owners, tree nodes nested, expanded or not,
+    checked and selected: the items the walk reads in .NET equal the engine's own reads, and a list with a
+    context menu is still left to the engine."""
     from wpfprobe.engine import walked
 
     form = running_app.invoke(_list_patterns)
@@ -241,7 +260,7 @@ def test_list_items_are_walked_in_net_as_the_engine_reads_them(probe: Any, runni
 
         walked.build = kept  # type: ignore[assignment]
         try:
-            assert _assert_same(probe, "Form#listPatterns", max_depth=10) > 120
+            assert _assert_same(probe, "Form#listPatterns", max_depth=10) > 450
         finally:
             walked.build = build  # type: ignore[assignment]
         # The list with a context menu, its item and its menu: nothing else is read the engine's way.
@@ -255,6 +274,13 @@ def test_list_items_are_walked_in_net_as_the_engine_reads_them(probe: Any, runni
         assert [k["checked"] for k in lists["checkList"]["children"]] == [True, False, None]
         assert lists["checkList"]["children"][2]["focused"] is True
         assert [k["text"] for k in lists["pairList"]["children"]] == ["first", "second"]
+        groups = lists["plainTree"]["children"]
+        # Group 1 expanded by hand, group 2 by selecting a node in it (WinForms expands its parents).
+        assert [g["expanded"] for g in groups] == [False, True, True] and groups[0]["name"] == "key0"
+        assert groups[2]["children"][1]["selected"] is True and groups[2]["children"][1]["expanded"] is False
+        assert groups[0]["children"][0]["children"][0]["expanded"] is None  # a leaf, collapsed parents or not
+        assert [n["checked"] for n in lists["checkTree"]["children"]] == [False, True, False]
+        assert sum(len(b["children"]) for b in lists["bigTree"]["children"]) == 270
         assert [k["text"] for k in lists["formattedList"]["children"]] == ["1.50", "2.25", "1,000.00"]
     finally:
         running_app.invoke(lambda: (form.Close(), form.Dispose()))

@@ -8,10 +8,11 @@ fifteen fields: parent's record index (-1 for the root), depth, node id,
 type, full type, Name, Text, whether the Text marks an access key with "&",
 Visible, Enabled, Focused, checked (a check box's, radio button's or checked
 list item's; ``n`` otherwise or for a third state), child count, whether the
-node is rich (the adapter's Python reads complete it), and selected (an
-item's; ``n`` for a control).
+node is rich (the adapter's Python reads complete it), selected and
+expanded (an item's; ``n`` for a control, and for a tree node without
+children).
 
-The WPF walk (``toolkits/wpf/_walker.py``) adds a sixteenth field, the
+The WPF walk (``toolkits/wpf/_walker.py``) adds a seventeenth field, the
 automation id (``WPF_FIELDS``), and its access keys are WPF's: the "&" flag
 means the text shows through an AccessText, which reads "_" as the marker
 (``strip_wpf_access_key``). ``decode(packed, fields, marker)`` says which.
@@ -33,8 +34,8 @@ from wpfprobe_clr._values import clip_text
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
 from wpfprobe_clr.toolkits._wpf_items import strip_wpf_access_key
 
-FIELDS = 15
-#: A WPF record: the fifteen above, then the automation id.
+FIELDS = 16
+#: A WPF record: the sixteen above, then the automation id.
 WPF_FIELDS = FIELDS + 1
 #: The marker of WPF's access keys (AccessText); "&" is WinForms'.
 WPF_MARKER = "_"
@@ -72,6 +73,7 @@ class WalkedControl:
     child_controls: Value
     rich: bool
     selected: Value = None
+    expanded: Value = None
     #: WPF records only (a WinForms control has none): read with the name, as part of the naming.
     automation_id: Value = None
     #: How the text marks its access key: "&" (WinForms) or "_" (WPF's AccessText rules).
@@ -90,7 +92,7 @@ class WalkedControl:
         if isinstance(kids, ReadError):
             faults.append(("children", *_identity(kids)))
             kids = 0
-        reads = (self.visible, self.enabled, self.focused, self.checked, self.selected)
+        reads = (self.visible, self.enabled, self.focused, self.checked, self.selected, self.expanded)
         failed = next((r for r in reads if isinstance(r, ReadError)), None)
         if failed is not None:
             faults.append(("state", *_identity(failed)))
@@ -99,6 +101,7 @@ class WalkedControl:
             state = ElementState(
                 visible=bool(self.visible), enabled=bool(self.enabled), focused=bool(self.focused),
                 selected=None if self.selected is None else bool(self.selected),
+                expanded=None if self.expanded is None else bool(self.expanded),
                 checked=None if self.checked is None else bool(self.checked),
             )  # fmt: skip
         text: str | None = None

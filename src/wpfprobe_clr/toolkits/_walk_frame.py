@@ -10,8 +10,10 @@ to queue); the frame around it is the same for every toolkit:
   (``_objects.Registry``), the state kept between slices and the slice's
   deadline in Stopwatch ticks;
 - the queue, breadth first: each entry an element, its parent's record
-  index, its depth and, for an item that has no object of its own, its index
-  in its owner (the owner standing for it; -1 for an element);
+  index, its depth and what it stands for: -1 the element itself, an index
+  of 0 or more an item of it that has no object of its own (a list box's
+  value), -2 or less an item object of it kept in ``nodes`` (a tree node,
+  at ``-2 - entry``);
 - the loop: records until the queue is done or the slice's time is up,
   reading the clock every 16 entries and always getting at least one on;
 - the node id of an element, read from the registry or made there for an
@@ -155,7 +157,8 @@ class WalkFrame:
         self.order = E.variable(self.elements, "order")
         self.parents = E.variable(List[Int32], "parents")
         self.depths = E.variable(List[Int32], "depths")
-        self.item_of = E.variable(List[Int32], "itemOf")  # per entry: -1 for an element, else its index in its owner
+        self.item_of = E.variable(List[Int32], "itemOf")  # per entry: what it stands for (the module's docstring)
+        self.nodes = E.variable(List[Object], "nodes")  # item objects queued (entries -2 and less)
         self.record_ids = E.variable(List[String], "recordIds")  # each record's node id, by record index
         self.kids = E.variable(self.elements, "kids")
         self.rich = E.variable(List[Object], "rich")
@@ -178,7 +181,7 @@ class WalkFrame:
         """The state a walk keeps between slices, in the slots ``compile`` reads (and ``advance`` finishes from)."""
         return Array[Object]([
             List[element_type](), List[Int32](), List[Int32](), List[Object](), StringBuilder(), StringBuilder(),
-            StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](),
+            StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](), List[Object](),
         ])  # fmt: skip
 
     # -- pieces of a record ----------------------------------------------------
@@ -190,10 +193,10 @@ class WalkFrame:
         """The record's first two fields: its parent's record index and its depth."""
         return self.pack.void(self.pack.int_field(self.parent_index()), self.pack.int_field(self.depth))
 
-    def id_field(self) -> Any:
-        """The element's node id, as the registry has it or made there, written as a field and kept."""
+    def id_field(self, of: Any = None) -> Any:
+        """The node id of ``of`` (default: the element), as the registry has it or made there, written and kept."""
         counted_id = Expression.ArrayAccess(self.counter, E.const(0, int))
-        element = E.convert(self.c, object)
+        element = E.convert(self.c if of is None else of, object)
         found = E.call(self.ids, E.typeof(_IdTable).GetMethod("TryGetValue"), element, self.node_id)
         make = self.pack.void(
             E.assign(counted_id, Expression.Add(counted_id, E.const(1, int))),
@@ -243,15 +246,16 @@ class WalkFrame:
             E.call(self.record_ids, E.method(List[String], "Add", String), self.node_id),
         )
 
-    def rich_field(self) -> Any:
-        """Whether the element is rich, as a field; a rich one is handed back with its depth."""
+    def rich_field(self, of: Any = None) -> Any:
+        """Whether ``of`` (default: the element) is rich, as a field; a rich one is handed back with its depth."""
         pack = self.pack
+        element = E.convert(self.c if of is None else of, object)
         return pack.void(
             pack.flag(self.is_rich),
             Expression.IfThen(
                 self.is_rich,
                 pack.void(
-                    E.call(self.rich, E.method(List[Object], "Add", Object), bridge.wrapped(E.convert(self.c, object))),
+                    E.call(self.rich, E.method(List[Object], "Add", Object), bridge.wrapped(element)),
                     pack.append_to(self.rich_depths, self.depth),
                     pack.append_to(self.rich_depths, E.const(",", str)),
                 ),
@@ -266,6 +270,20 @@ class WalkFrame:
             E.call(self.depths, E.method(List[Int32], "Add", int), Expression.Add(self.depth, E.const(1, int))),
             E.call(self.item_of, E.method(List[Int32], "Add", int), item),
         )
+
+    def enqueue_node(self, node: Any) -> Any:
+        """Queue the item object ``node`` of the element (kept in ``nodes``) one level below the record's."""
+        return self.pack.void(
+            E.call(self.nodes, E.method(List[Object], "Add", Object), E.convert(node, object)),
+            self.enqueue(self.c, Expression.Subtract(E.const(-1, int), E.prop(self.nodes, "Count"))),
+        )
+
+    def queued_node(self) -> Any:
+        """The item object the entry at hand stands for (an Object)."""
+        at = Expression.Subtract(
+            E.const(-2, int), E.call(self.item_of, E.method(List[Int32], "get_Item", int), self.index)
+        )
+        return E.call(self.nodes, E.method(List[Object], "get_Item", int), at)
 
     def below_cap(self, body: Any) -> Any:
         return Expression.IfThen(Expression.LessThan(E.prop(self.order, "Count"), self.cap), body)
@@ -283,8 +301,10 @@ class WalkFrame:
 
     # -- the whole ----------------------------------------------------------------
 
-    def compile(self, variables: list[Any], record: Any, item_record: Any | None = None) -> Any:
-        """The walk's delegate: ``record`` for each queued element, ``item_record`` for each queued item."""
+    def compile(
+        self, variables: list[Any], record: Any, item_record: Any | None = None, node_record: Any | None = None
+    ) -> Any:
+        """The walk's delegate: ``record`` for each element, ``item_record`` and ``node_record`` for items."""
         done = Expression.Label("done")
         index_box = E.variable(E.array_of(Int32), "indexBox")
         started = E.variable(int, "started")
@@ -295,12 +315,14 @@ class WalkFrame:
             return E.convert(Expression.ArrayAccess(self.state, E._expressions([E.const(i, int)])), kind)
 
         entry = record
+        stands_for = E.call(self.item_of, E.method(List[Int32], "get_Item", int), index)
+        if node_record is not None:
+            entry = Expression.IfThenElse(Expression.Equal(stands_for, E.const(-1, int)), record, node_record)
         if item_record is not None:
-            is_element = Expression.LessThan(E.call(self.item_of, E.method(List[Int32], "get_Item", int), index), first)
-            entry = Expression.IfThenElse(is_element, record, item_record)
+            entry = Expression.IfThenElse(Expression.LessThan(stands_for, first), entry, item_record)
         own = [
             self.root, self.order, self.parents, self.depths, self.item_of, self.record_ids, self.kids, self.rich,
-            self.sb, self.id_list, self.rich_depths, self.c, index, self.depth, self.node_id, self.listed,
+            self.nodes, self.sb, self.id_list, self.rich_depths, self.c, index, self.depth, self.node_id, self.listed,
             self.is_rich, self.k, index_box, started,
         ]  # fmt: skip
         body = E.block(
@@ -316,6 +338,7 @@ class WalkFrame:
             E.assign(index_box, slot(7, E.array_of(Int32))),
             E.assign(self.record_ids, slot(8, List[String])),
             E.assign(self.item_of, slot(9, List[Int32])),
+            E.assign(self.nodes, slot(10, List[Object])),
             E.assign(index, Expression.ArrayAccess(index_box, E._expressions([first]))),
             E.assign(started, index),
             E.assign(self.kids, E.new(self.elements)),

@@ -1,9 +1,11 @@
-"""The .NET walk's value items: a ListBox's, CheckedListBox's or ComboBox's items, read as records in .NET.
+"""Items in the .NET walk: list box, checked list box and combo box values, and tree nodes, read as records in .NET.
 
 A list of thousands of items was the slow part of a walked snapshot: every
 item was read the engine's way (a dozen pythonnet calls each, ~85 us). The
-walk now queues a list's items after its child controls and writes one
-record per item, reading what ``items/lists.py`` reads, the same way:
+walk queues a list's items, and a tree view's nodes, after the control's own
+children and writes one record per item.
+
+A value item is read as ``items/lists.py`` reads it:
 
 - its id: the owner's id, a dot and the index (``_objects``: an ``ItemRef``);
 - its type: the item kind's role (``ValueItem.role`` and its subclasses);
@@ -16,6 +18,13 @@ record per item, reading what ``items/lists.py`` reads, the same way:
   checked list's check (indeterminate: ``n``);
 - no children, never rich.
 
+A tree node is read as ``items/trees.py`` reads it: an object of its own (its
+id the registry's, its type and Name its own), its Text, visible while its
+tree is and it is (``IsVisible``), enabled as its tree, selected, focused
+when selected in a focused tree, checked in a tree with check boxes,
+expanded when it has children; its children are its Nodes, expanded or not,
+queued after it. A node of a class written in Python is rich.
+
 The record is written with the walk's frame (``toolkits/_walk_frame.py``),
 as the walker writes a control's. The Python path stays
 the oracle: ``tests/integration/test_walker_live.py`` compares the two on the
@@ -26,17 +35,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from System import Int32
+from System import Exception as NetException
+from System import Int32, Object
+from System import Type as NetType
 from System.Collections.Generic import List
 from System.Drawing import Rectangle
 from System.Linq.Expressions import Expression
-from System.Windows.Forms import CheckedListBox, CheckState, ComboBox, DrawMode, ListBox, ListControl, SelectionMode
+from System.Windows.Forms import (
+    CheckedListBox,
+    CheckState,
+    ComboBox,
+    DrawMode,
+    ListBox,
+    ListControl,
+    SelectionMode,
+    TreeNode,
+    TreeNodeCollection,
+    TreeView,
+)
 
+from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame
 from wpfprobe_clr.toolkits.winforms.items.lists import CheckedListItem, ComboItem, ValueItem
 
-__all__ = ["VALUE_ITEM_ROLES", "is_value_owner", "value_count", "value_item_record"]
+__all__ = [
+    "VALUE_ITEM_ROLES",
+    "enqueue_tree_nodes",
+    "is_value_owner",
+    "tree_node_count",
+    "tree_node_record",
+    "value_count",
+    "value_item_record",
+]
 
 #: A value item's role (its type names), by its owner's type, most derived first: ``items.lists.item_kind_for``.
 VALUE_ITEM_ROLES: tuple[tuple[Any, tuple[str, str]], ...] = tuple(
@@ -153,4 +184,75 @@ def value_item_record(f: WalkFrame) -> Any:
         text("i0;"),  # no children
         text("b0"),  # never rich
         pack.bool_field(selected),
+        text("n"),  # expanded: a list item has nothing to expand
     )
+
+
+def tree_node_record(f: WalkFrame) -> Any:
+    """The record of the queued tree node the frame is at (its TreeView is ``f.c``), as ``items/trees.py`` reads it.
+
+    A node is an object of its own: its id is the registry's, its type its
+    own, and its children (its Nodes, expanded or not) are queued after it.
+    """
+    pack = f.pack
+    text, void = pack.text, pack.void
+    node = E.variable(TreeNode, "node")
+    net_type = E.variable(NetType, "nodeType")
+    tree = E.convert(f.c, TreeView)
+    nodes = E.prop(node, "Nodes")
+    child = E.call(nodes, E.method(TreeNodeCollection, "get_Item", int), f.k)
+    count = E.variable(int, "nodeCount")
+    return E.block(
+        [node, net_type, count],
+        E.assign(node, E.convert(f.queued_node(), TreeNode)),
+        f.position(),
+        f.id_field(node),
+        E.assign(net_type, E.call(E.convert(node, object), E.method(Object, "GetType"))),
+        text("s"),
+        pack.counted(E.prop(net_type, "Name")),
+        text("s"),
+        pack.counted(Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))),
+        pack.string_field(E.prop(node, "Name")),
+        pack.string_field(E.prop(node, "Text")),
+        text("b0"),  # no access key
+        pack.bool_field(Expression.AndAlso(E.prop(tree, "Visible"), E.prop(node, "IsVisible"))),
+        pack.bool_field(E.prop(tree, "Enabled")),
+        pack.bool_field(Expression.AndAlso(E.prop(node, "IsSelected"), E.prop(tree, "Focused"))),
+        pack.guarded(
+            Expression.IfThenElse(E.prop(tree, "CheckBoxes"), void(pack.flag(E.prop(node, "Checked"))), void(text("n")))
+        ),
+        pack.guarded(void(E.assign(count, E.prop(nodes, "Count")), pack.int_field(count))),
+        # A node of a class written in Python: its members are read the engine's way.
+        Expression.Assign(f.is_rich, E.is_type(node, bridge.DERIVED_INTERFACE)),
+        f.rich_field(node),
+        pack.bool_field(E.prop(node, "IsSelected")),
+        pack.guarded(
+            Expression.IfThenElse(
+                Expression.GreaterThan(E.prop(nodes, "Count"), E.const(0, int)),
+                void(pack.flag(E.prop(node, "IsExpanded"))),
+                void(text("n")),
+            )
+        ),
+        # Its children, expanded or not (a Nodes that threw was a children fault above: none queued).
+        E.try_catch(
+            Expression.IfThen(
+                Expression.LessThan(f.depth, f.max_depth),
+                E.for_range(f.k, E.prop(nodes, "Count"), f.below_cap(f.enqueue_node(child))),
+            ),
+            NetException,
+            "ex",
+            lambda _ex: Expression.Empty(),
+        ),
+    )
+
+
+def tree_node_count(c: Any) -> Any:
+    """How many top-level nodes the TreeView ``c`` holds."""
+    return E.prop(E.prop(E.convert(c, TreeView), "Nodes"), "Count")
+
+
+def enqueue_tree_nodes(f: WalkFrame, count: Any) -> Any:
+    """Queue the TreeView's (``f.c``'s) first ``count`` top-level nodes, after its controls."""
+    nodes = E.prop(E.convert(f.c, TreeView), "Nodes")
+    child = E.call(nodes, E.method(TreeNodeCollection, "get_Item", int), f.k)
+    return E.for_range(f.k, count, f.below_cap(f.enqueue_node(child)))

@@ -9,17 +9,17 @@ controls, and reads per control what a tree node needs: its node id (from the
 object table's .NET registry, ``_objects.Registry``, made there for a control
 met for the first time), type, full type, Name, Text, whether the Text shows
 an access key, Visible, Enabled, Focused, a check box's check, and how many
-children it has. A list box's or combo box's items are walked as well,
-after its controls (``walk_items``: a record per item, what ``items/lists.py``
-reads). It packs it all into one string, so a walk of thousands of controls
+children it has. A list box's or combo box's items and a tree view's nodes
+are walked as well, after its controls (``walk_items``: a record per item,
+what ``items/lists.py`` and ``items/trees.py`` read). It packs it all into one string, so a walk of thousands of controls
 and items crosses into Python once, and decoding happens after the UI thread
 is let go (``decode`` needs nothing from it).
 
 A control whose node needs more than that is marked *rich* and handed back
 as well: the adapter's Python reads complete it (``Walk.incomplete``). Those
 are what the Python path knows beyond ``Controls``: a tool strip (its
-children are its items, not its controls), a list view, tree view or grid
-(items of their own kinds), a tab page (its selection), a form with an
+children are its items, not its controls), a list view or grid (items of
+their own kinds), a tab page (its selection), a form with an
 old-style menu, a control with a context menu, a password box (redaction is
 the engine's to decide), and a control whose class is written in Python
 (``net.derived``: the items code and the type's own members are read there).
@@ -73,7 +73,7 @@ from wpfprobe_clr.toolkits.winforms.properties import control_text_property
 __all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
-RICH_TYPES: tuple[Any, ...] = (ToolStrip, ListView, TreeView, DataGridView, TabPage)
+RICH_TYPES: tuple[Any, ...] = (ToolStrip, ListView, DataGridView, TabPage)
 
 _KEY = ("winforms.walker", 5)
 
@@ -186,6 +186,7 @@ def _build() -> Any:
     )  # fmt: skip
     kid = E.variable(object, "kid")
     item_count = E.variable(int, "itemCount")
+    node_count = E.variable(int, "nodeCount")
     net_type = E.variable(NetType, "t")
     set_rich = E.assign(f.is_rich, E.const(True, bool))
 
@@ -262,6 +263,7 @@ def _build() -> Any:
         # Rich: read guarded too; a control that cannot say is left to the Python path. Before the
         # children: a list's items are among its children, walked here unless the list is rich.
         E.assign(item_count, f.first),
+        E.assign(node_count, f.first),
         E.try_catch(
             void(
                 Expression.IfThen(any_of(rich_tests), set_rich),
@@ -269,10 +271,14 @@ def _build() -> Any:
                     Expression.AndAlso(Expression.Not(f.is_rich), walk_items.is_value_owner(c)),
                     E.assign(item_count, walk_items.value_count(c)),
                 ),
+                Expression.IfThen(
+                    Expression.AndAlso(Expression.Not(f.is_rich), E.is_type(c, TreeView)),
+                    E.assign(node_count, walk_items.tree_node_count(c)),
+                ),
             ),
             NetException,
             "ex",
-            lambda _ex: void(set_rich, E.assign(item_count, f.first)),
+            lambda _ex: void(set_rich, E.assign(item_count, f.first), E.assign(node_count, f.first)),
         ),
         # Children: listed whole or not at all (a Controls that throws half way lists none).
         E.assign(f.listed, E.const(False, bool)),
@@ -285,17 +291,20 @@ def _build() -> Any:
                     E.call(f.kids, E.method(f.elements, "Add", Control), E.convert(kid, Control)),
                 ),
                 E.assign(f.listed, E.const(True, bool)),
-                pack.int_field(Expression.Add(E.prop(f.kids, "Count"), item_count)),
+                pack.int_field(Expression.Add(Expression.Add(E.prop(f.kids, "Count"), item_count), node_count)),
             )
         ),
         f.rich_field(),
-        text("n"),  # selected: an item's, not a control's
+        text("nn"),  # selected, expanded: an item's, not a control's
         # A tool strip's children are its items (the Python path's), not its controls.
         f.enqueue_kids(also=Expression.Not(E.is_type(c, ToolStrip))),
         # Then its items (the Python path lists them after its controls), the owner standing for each.
         Expression.IfThen(
             Expression.AndAlso(f.listed, Expression.LessThan(f.depth, f.max_depth)),
-            E.for_range(f.k, item_count, f.below_cap(f.enqueue(c, f.k))),
+            void(
+                E.for_range(f.k, item_count, f.below_cap(f.enqueue(c, f.k))),
+                walk_items.enqueue_tree_nodes(f, node_count),
+            ),
         ),
     )
-    return f.compile([item_count], record, walk_items.value_item_record(f))
+    return f.compile([item_count, node_count], record, walk_items.value_item_record(f), walk_items.tree_node_record(f))

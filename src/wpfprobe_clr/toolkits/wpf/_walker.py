@@ -24,7 +24,8 @@ element what the engine's own path reads for its tree node:
 - the visual child count.
 
 The packed form is ``toolkits/_walk_format.py``'s, with the automation id as
-a sixteenth field (the fifteenth, an item's selection, is always ``n``). An element whose node needs more than those reads is
+a seventeenth field (the two before it, an item's selection and expansion, are
+always ``n``). An element whose node needs more than those reads is
 marked *rich*, and the engine reads it its own way (``Walk.incomplete``); its
 text is then not read here at all. Conservative on purpose (equality with the
 engine's path beats coverage):
@@ -395,7 +396,7 @@ def _build() -> Any:
             )
         ),
         f.rich_field(),
-        text("n"),  # selected: the walk leaves items to the engine
+        text("nn"),  # selected, expanded: the walk leaves items to the engine
         string_field(E.static_call(AutomationProperties, "GetAutomationId", c)),
         f.enqueue_kids(),
     )
