@@ -56,8 +56,6 @@ class WpfAdapter(
         "set-property",
     )
 
-    # Here rather than beside structure_version in _properties, whose stub (typed to answer None, hence
-    # the ignore) is changing on another branch: the walk and the structure counting are merged apart.
     def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
         registry = getattr(objects, "registry", None)
         if registry is None or not can_walk(root):
