@@ -241,6 +241,7 @@ def _list_patterns() -> Any:
     return form
 
 
+@pytest.mark.toolkit("winforms")
 @pytest.mark.usefixtures("running_app")
 def test_list_items_and_tree_nodes_are_walked_in_net_as_the_engine_reads_them(probe: Any, running_app: Any) -> None:
     """Selections (single, multiple, none), scrolling, columns, owner-drawn rows, display members, formatting,
