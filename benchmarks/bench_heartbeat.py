@@ -254,6 +254,14 @@ def bench_form(
     by_locator = probe.locator(f"TextBox#{name}")
     # The same element by its path (type and index per level): no index answers it, every step is a walk.
     by_path = probe.locator(by_locator.inspect().path)
+
+    def after_a_change() -> Any:
+        """A control added and removed (counted as a change), then a read: the name index is walked anew."""
+        from System.Windows.Forms import Label
+
+        loop.call(lambda: (form.Controls.Add(marker := Label()), form.Controls.Remove(marker), marker.Dispose()))
+        return by_locator.inspect()
+
     tools: dict[str, Callable[[], Any]] = {
         f"tree(max_depth={MAX_DEPTH})": lambda: probe.tree(max_depth=MAX_DEPTH),
         "children(form, take=50)": lambda: probe.children(form_id, take=50),
@@ -264,6 +272,7 @@ def bench_form(
         "properties(include_defaults, take=200)": lambda: by_locator.properties(include_defaults=True, take=200),
         "locator by path .node()": lambda: by_path.node(),
         "inspect()": lambda: by_locator.inspect(),
+        "inspect() after a change": after_a_change,
         "ancestors()": lambda: by_locator.ancestors(),
         "bindings()": lambda: by_locator.bindings(),
         "triggers()": lambda: by_locator.triggers(),

@@ -158,3 +158,32 @@ def test_an_app_wide_find_by_type_or_text_is_taken_in_slices_and_finds_the_same(
         assert h.ui.runs - before > 10, "the search let the UI thread go"
         assert sliced.model_dump() == whole.model_dump()
         assert [r.node.text for r in sliced.results] == ["B1", *(f"B{i}" for i in range(10, 20))]
+
+
+def test_a_read_after_the_index_was_dropped_rebuilds_it_in_slices_whatever_the_tool() -> None:
+    """Reads that resolve a locator or name elements made the index current in their one hop: on a 5,000-control
+    form the first locator after a change held the UI thread for half a second (bench_snapshot's longest hold)."""
+    from wpfprobe.engine.target import Target
+
+    app, _panel = _app()
+    target = Target(locators=("#b7",))
+    reads: dict[str, Any] = {
+        "inspect": lambda e: e.inspect(target),
+        "ancestors": lambda e: e.ancestors(target),
+        "count": lambda e: e.count(target),
+        "resolve_ids": lambda e: e.resolve_ids(target),
+        "property": lambda e: e.property(target, "Width"),
+        "bindings": lambda e: e.bindings(target),
+        "triggers": lambda e: e.triggers(target),
+        "windows": lambda e: e.windows(),
+    }
+    with harness(app, ProbeSettings(ui_slice=TINY)) as h:
+        h.adapter.versioned = True
+        for name, read in reads.items():
+            h.engine.name_index = None  # as after a change: the next read walks the app for names first
+            before = h.ui.runs
+            read(h.engine)
+            assert h.ui.runs - before > 30, f"{name}: the index walk let the UI thread go between elements"
+            before = h.ui.runs
+            read(h.engine)
+            assert h.ui.runs - before == 1, f"{name}: with the index current, one hop"

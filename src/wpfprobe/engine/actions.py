@@ -282,7 +282,7 @@ class Driver:
             }
 
         with self._audited("wpf_set_property", target, action="set", property_name=name):
-            return SetPropertyResult.model_validate(self._engine.hop(apply))
+            return SetPropertyResult.model_validate(self._engine.indexed_hop(apply))
 
     # -- the common path -----------------------------------------------------
     def _act(
@@ -369,7 +369,7 @@ class Driver:
                 engine.ui.post(act)
             return prepared
 
-        prepared = engine.hop(prepare)
+        prepared = engine.indexed_hop(prepare)
         if mode == "os":
             assert os is not None and self._os is not None
             os(self._os, prepared["point"])
@@ -390,7 +390,7 @@ class Driver:
             if mode == "toolkit":
                 # One empty hop first: messages the handler posted run before the result is read.
                 engine.hop(lambda h: None)
-            seen = engine.hop(observe)
+            seen = engine.indexed_hop(observe)
         except DispatcherBusyError as err:
             err.detail["delivered"] = True
             err.message = (

@@ -174,7 +174,7 @@ class EngineBase:
                         out.append(item)
                 return out
 
-            items = self.hop(read_page)
+            items = self.indexed_hop(read_page)
             end = resumed.offset + len(keys)
             total = len(resumed.keys)
             next_cursor = self.cursors.cursor_for(resumed.snapshot_id, end, kind, scope) if end < total else None

@@ -104,7 +104,7 @@ class Engine(WhyQueries):
                 out.append(node)
             return out
 
-        return [Window.model_validate(d) for d in self.hop(read)]
+        return [Window.model_validate(d) for d in self.indexed_hop(read)]
 
     def tree(
         self,
@@ -186,7 +186,7 @@ class Engine(WhyQueries):
                 parent = h.display_parent(parent)
             return out
 
-        return [Ancestor.model_validate(d) for d in self.hop(read)]
+        return [Ancestor.model_validate(d) for d in self.indexed_hop(read)]
 
     def find(
         self,
@@ -229,11 +229,11 @@ class Engine(WhyQueries):
         return FindResults.model_validate(self.sliced(read))
 
     def count(self, target: Target) -> int:
-        return self.hop(lambda h: len(h.resolve_all(target)))
+        return self.indexed_hop(lambda h: len(h.resolve_all(target)))
 
     def resolve_ids(self, target: Target) -> list[str]:
         """Node ids of everything ``target`` matches now (no ambiguity check)."""
-        return self.hop(lambda h: [h.id(el) for el in h.resolve_all(target)])
+        return self.indexed_hop(lambda h: [h.id(el) for el in h.resolve_all(target)])
 
     def node(self, target: Target) -> Node:
         return Node.model_validate(self.indexed_hop(lambda h: h.project(h.resolve(target))))
@@ -253,7 +253,7 @@ class Engine(WhyQueries):
                 "bindingErrorCount": h.adapter.binding_error_count(el),
             }
 
-        return ElementInfo.model_validate(self.hop(read))
+        return ElementInfo.model_validate(self.indexed_hop(read))
 
     def properties(
         self,
@@ -319,14 +319,14 @@ class Engine(WhyQueries):
                 )
             return h.read_property_row(el, prop)
 
-        return Property.model_validate(self.hop(read))
+        return Property.model_validate(self.indexed_hop(read))
 
     def screenshot(self, target: Target | None = None) -> Screenshot:
         def read(h: Hop) -> tuple[str, Capture]:
             el = h.resolve(target) if target is not None else h.main_window()
             return h.id(el), h.adapter.capture(el)
 
-        node_id, capture = self.hop(read)
+        node_id, capture = self.indexed_hop(read)
         return Screenshot(node_id=node_id, width=capture.width, height=capture.height, png=to_png(capture))
 
     def diagnostics(

@@ -246,7 +246,7 @@ class WhyQueries(EngineBase):
             prop = require_property(h, el, property_name)
             return binding_row(h, el, prop, h.adapter.binding(el, prop), with_value=True)
 
-        return BindingInfo.model_validate(self.hop(read))
+        return BindingInfo.model_validate(self.indexed_hop(read))
 
     def bindings(self, target: Target) -> list[BindingInfo]:
         """Every data-bound property of the element, each as ``binding_info`` gives it."""
@@ -261,7 +261,7 @@ class WhyQueries(EngineBase):
                 rows.append(binding_row(h, el, prop, desc, with_value=found is not None))
             return rows
 
-        return [BindingInfo.model_validate(r) for r in self.hop(read)]
+        return [BindingInfo.model_validate(r) for r in self.indexed_hop(read)]
 
     def binding_errors(self, target: Target) -> list[BindingErrorInfo]:
         """Binding errors recorded for the element (and those its bindings are in now)."""
@@ -270,7 +270,7 @@ class WhyQueries(EngineBase):
             el = h.resolve(target)
             return [error_row(h, el, rec) for rec in errors_of(h, el)]
 
-        return [BindingErrorInfo.model_validate(r) for r in self.hop(read)]
+        return [BindingErrorInfo.model_validate(r) for r in self.indexed_hop(read)]
 
     def resources(
         self,
@@ -333,7 +333,7 @@ class WhyQueries(EngineBase):
                 return {"node": node, "supported": False, "note": found.reason}
             return {"node": node, "triggers": [trigger_row(h, t) for t in found]}
 
-        return TriggerList.model_validate(self.hop(read))
+        return TriggerList.model_validate(self.indexed_hop(read))
 
     def behaviors(self, target: Target) -> BehaviorList:
         """Attached behaviors and interaction triggers of the element."""
@@ -356,4 +356,4 @@ class WhyQueries(EngineBase):
             ]
             return {"node": node, "behaviors": rows}
 
-        return BehaviorList.model_validate(self.hop(read))
+        return BehaviorList.model_validate(self.indexed_hop(read))
