@@ -277,6 +277,7 @@ def bench_form(
         "bindings()": lambda: by_locator.bindings(),
         "triggers()": lambda: by_locator.triggers(),
         "resources(app)": lambda: probe.resources(take=200),
+        "screenshot(window)": lambda: probe.screenshot(),
         "diagnostics(take=200)": lambda: probe.diagnostics(take=200),
     }
     results: dict[str, Any] = {}

@@ -207,6 +207,29 @@ def test_screenshot_of_window_and_element(probe: Any) -> None:
     assert png.png.startswith(b"\x89PNG") and png._repr_png_() == png.png
 
 
+@pytest.mark.toolkit("winforms")
+def test_a_screenshot_copies_the_screen_off_the_ui_thread(probe: Any) -> None:
+    """The copy of a 1200x900 window took 60-130 ms on the UI thread (the heartbeat benchmark's longest freeze)."""
+    import threading
+
+    from wpfprobe_clr.toolkits.winforms import capture
+
+    copied_on: list[threading.Thread] = []
+    original = capture._copy_screen
+
+    def spy(*area: int) -> Any:
+        copied_on.append(threading.current_thread())
+        return original(*area)
+
+    capture._copy_screen = spy  # type: ignore[assignment]
+    try:
+        window = probe.screenshot()
+    finally:
+        capture._copy_screen = original  # type: ignore[assignment]
+    assert copied_on == [threading.current_thread()]
+    assert len(window.convert("L").getcolors(256) or []) > 5, "a real rendering has more than a few shades"
+
+
 def test_hidden_element_cannot_be_captured(probe: Any) -> None:
     with pytest.raises(ProbeError) as err:
         probe.locator("#hiddenLabel").screenshot()

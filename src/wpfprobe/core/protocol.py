@@ -171,13 +171,20 @@ class PropertyReading:
 
 @dataclass(frozen=True, slots=True)
 class Capture:
-    """Raw pixels captured on the UI thread; PNG encoding happens off it."""
+    """Raw pixels captured on the UI thread; PNG encoding happens off it.
+
+    ``later``, where set, copies the pixels (``data`` is empty until then):
+    the engine calls it after the hop, off the UI thread. A copy from the
+    screen needs nothing of the UI thread once the area is known, and takes
+    tens of milliseconds for a large window.
+    """
 
     width: int
     height: int
     mode: Literal["BGRA", "PNG"]
     data: bytes
     stride: int = 0
+    later: Callable[[], Capture] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -327,6 +327,8 @@ class Engine(WhyQueries):
             return h.id(el), h.adapter.capture(el)
 
         node_id, capture = self.indexed_hop(read)
+        if capture.later is not None:
+            capture = capture.later()  # the copy from the screen, off the UI thread
         return Screenshot(node_id=node_id, width=capture.width, height=capture.height, png=to_png(capture))
 
     def diagnostics(
