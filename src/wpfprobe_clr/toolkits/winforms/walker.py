@@ -11,15 +11,16 @@ met for the first time), type, full type, Name, Text, whether the Text shows
 an access key, Visible, Enabled, Focused, a check box's check, and how many
 children it has. A list box's or combo box's items and a tree view's nodes
 are walked as well, after its controls (``walk_items``: a record per item,
-what ``items/lists.py`` and ``items/trees.py`` read). It packs it all into one string, so a walk of thousands of controls
+what ``items/lists.py`` and ``items/trees.py`` read), and so are a list view's
+columns, rows and cells (``walk_views``, ``items/listview.py``'s reads). It packs it all into one string, so a walk of thousands of controls
 and items crosses into Python once, and decoding happens after the UI thread
 is let go (``decode`` needs nothing from it).
 
 A control whose node needs more than that is marked *rich* and handed back
 as well: the adapter's Python reads complete it (``Walk.incomplete``). Those
 are what the Python path knows beyond ``Controls``: a tool strip (its
-children are its items, not its controls), a list view or grid (items of
-their own kinds), a tab page (its selection), a form with an
+children are its items, not its controls), a list view in virtual mode or
+a grid (items of their own kinds, and a total count), a tab page (its selection), a form with an
 old-style menu, a control with a context menu, a password box (redaction is
 the engine's to decide), and a control whose class is written in Python
 (``net.derived``: the items code and the type's own members are read there).
