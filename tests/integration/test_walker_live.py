@@ -446,5 +446,16 @@ def test_list_view_columns_rows_and_cells_are_walked_in_net_as_the_engine_reads_
         assert [k["type"] for k in views["emptyView"]["children"]] == ["ColumnHeader", "ColumnHeader"]
         assert len(views["bigView"]["children"]) == 302
         assert views["virtualView"]["total_count"] == 41
+        # Cut between a row and its cells, at a node cap inside a list view's rows, and in slices of 0.3 ms.
+        for depth in (1, 2):
+            _assert_same(probe, "Form#viewPatterns", max_depth=depth)
+        engine = probe.engine
+        kept_settings = engine.settings
+        for update in ({"max_tree_nodes": 40}, {"max_tree_nodes": 500}, {"ui_slice": 0.0003}):
+            engine.settings = kept_settings.model_copy(update=update)
+            try:
+                _assert_same(probe, "Form#viewPatterns", max_depth=10)
+            finally:
+                engine.settings = kept_settings
     finally:
         running_app.invoke(lambda: (form.Close(), form.Dispose()))
