@@ -285,3 +285,178 @@ def test_list_items_and_tree_nodes_are_walked_in_net_as_the_engine_reads_them(pr
         assert [k["text"] for k in lists["formattedList"]["children"]] == ["1.50", "2.25", "1,000.00"]
     finally:
         running_app.invoke(lambda: (form.Close(), form.Dispose()))
+
+
+def _view_patterns() -> Any:
+    """A form of list views in the set-ups and states the zoo's own list view lacks.
+
+    A form of its own: a focused row needs a focused list view, and the list
+    patterns' form keeps its focus on its checked list.
+    """
+    from System import EventHandler
+    from System.Windows.Forms import (
+        ColumnHeader,
+        ColumnHeaderStyle,
+        Form,
+        ListView,
+        ListViewItem,
+        RetrieveVirtualItemEventHandler,
+        View,
+    )
+
+    form = Form()
+    form.Name = "viewPatterns"
+    form.Text = "List view patterns"
+
+    def place(name: str, view: Any, x: int, y: int, w: int = 150, h: int = 90) -> Any:
+        lv = ListView()
+        lv.Name = name
+        lv.View = view
+        lv.SetBounds(x, y, w, h)
+        form.Controls.Add(lv)
+        return lv
+
+    def columns(lv: Any, *titles: str | None) -> list[Any]:
+        made = []
+        for i, title in enumerate(titles):
+            header = ColumnHeader()
+            header.Text = title
+            if i == 0:
+                header.Name = f"{lv.Name}First"
+            header.Width = 50
+            lv.Columns.Add(header)
+            made.append(header)
+        return made
+
+    def rows(lv: Any, count: int, cells: int) -> None:
+        for i in range(count):
+            row = ListViewItem(f"{lv.Name} {i}")
+            for j in range(1, cells):
+                row.SubItems.Add(f"{i}.{j}")
+            lv.Items.Add(row)
+
+    details = place("detailsView", View.Details, 0, 0, 200, 120)
+    details.MultiSelect = True
+    details.FullRowSelect = True
+    name, age, city = columns(details, "Name", "Age", "City")
+    city.DisplayIndex = 0  # shown first: the columns are listed in display order
+    for header in (name, age, city):
+        header.Width = 120  # the last column shown (Age) is out of view: its cells are not visible
+    rows(details, 30, 3)
+    details.Items[2].SubItems.RemoveAt(2)  # fewer subitems than columns: fewer cells
+    details.Items[4].SubItems.Add("beyond the columns")  # more: no cell for it
+    details.Items[6].Name = "namedRow"
+    details.Items[6].SubItems[1].Name = "namedCell"
+    for i in (1, 3):
+        details.Items[i].Selected = True
+    checks = place("checkView", View.List, 210, 0)
+    checks.CheckBoxes = True
+    columns(checks, "Ignored")  # a list view shows no header out of details view: no column children
+    rows(checks, 8, 2)
+    for i in (0, 5):
+        checks.Items[i].Checked = True
+    icons = place("iconView", View.LargeIcon, 370, 0)
+    columns(icons, "Ignored")
+    rows(icons, 5, 1)
+    hidden = place("hiddenView", View.Details, 0, 130)
+    columns(hidden, "Only")
+    rows(hidden, 3, 1)
+    hidden.Visible = False
+    headless = place("headlessView", View.Details, 160, 130)
+    headless.HeaderStyle = getattr(ColumnHeaderStyle, "None")
+    columns(headless, "A", None)  # a column without a text: Python's str() reads it "None"
+    rows(headless, 4, 2)
+    headless.Enabled = False
+    empty = place("emptyView", View.Details, 320, 130)
+    columns(empty, "Nothing", "Yet")
+    big = place("bigView", View.Details, 0, 230, 250, 100)
+    columns(big, "Key", "Value")
+    rows(big, 300, 2)
+    virtual = place("virtualView", View.Details, 260, 230)
+    columns(virtual, "Row")
+    virtual.VirtualMode = True
+    virtual.VirtualListSize = 40
+
+    def make_row(_sender: Any, args: Any) -> None:
+        args.Item = ListViewItem(f"virtual {args.ItemIndex}")
+
+    virtual.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_row)
+    form.Shown += EventHandler(lambda *_: None)
+    form.Show()
+    details.EnsureVisible(25)  # scrolled (once it has a window): the first rows are out of view
+    details.Focus()
+    details.FocusedItem = details.Items[3]
+    return form
+
+
+@pytest.mark.toolkit("winforms")
+@pytest.mark.usefixtures("running_app")
+def test_list_view_columns_rows_and_cells_are_walked_in_net_as_the_engine_reads_them(
+    probe: Any, running_app: Any
+) -> None:
+    """Columns in display order (details view only), rows and their cells (fewer or more subitems than columns,
+    named ones), list and icon views, check boxes, selection, focus, scrolling, a hidden, a disabled and a
+    headerless list view, an empty one, 300 rows: walked in .NET, equal to the engine's own reads; a list view in
+    virtual mode is still left to the engine."""
+    from wpfprobe.engine import walked
+
+    form = running_app.invoke(_view_patterns)
+    try:
+        prepared: list[Any] = []
+        build = walked.build
+
+        def kept(p: Any) -> Any:
+            prepared.append(p)
+            return build(p)
+
+        walked.build = kept  # type: ignore[assignment]
+        try:
+            assert _assert_same(probe, "Form#viewPatterns", max_depth=10) > 1000
+        finally:
+            walked.build = build  # type: ignore[assignment]
+        # The virtual list view, its column and its rows and cells in view: nothing else is read the engine's way.
+        left_to_the_engine = {(node["type"], node["name"]) for node, _kids in prepared[0].projected.values()}
+        assert left_to_the_engine == {
+            ("ListView", "virtualView"),
+            ("ColumnHeader", "virtualViewFirst"),
+            ("ListViewItem", None),
+            ("ListViewSubItem", None),
+        }
+        tree = probe.tree("Form#viewPatterns", max_depth=10).model_dump()["root"]
+        views = {kid["name"]: kid for kid in tree["children"]}
+        shown = views["detailsView"]["children"]
+        assert [k["text"] for k in shown[:3]] == ["City", "Name", "Age"] and shown[0]["type"] == "ColumnHeader"
+        rows = shown[3:]
+        assert [r["selected"] for r in rows[:4]] == [False, True, False, True]
+        assert rows[3]["focused"] is True and rows[1]["focused"] is False
+        assert (rows[0]["visible"], rows[25]["visible"]) == (False, True)
+        assert [len(r["children"]) for r in rows[1:5]] == [3, 2, 3, 3]
+        assert [c["visible"] for c in rows[25]["children"]] == [True, False, True]  # Name, Age, City
+        assert rows[6]["name"] == "namedRow" and rows[6]["children"][1]["name"] == "namedCell"
+        assert rows[6]["children"][1]["node_id"] == rows[6]["node_id"] + ".1"
+        checks = views["checkView"]["children"]
+        assert [r["checked"] for r in checks[:6]] == [True, False, False, False, False, True]
+        assert all(r["type"] == "ListViewItem" and not r["children"] for r in checks)
+        assert [r["text"] for r in views["iconView"]["children"]][:2] == ["iconView 0", "iconView 1"]
+        assert all(r["visible"] is False for r in views["hiddenView"]["children"])
+        headers = views["headlessView"]["children"][:2]
+        assert [(h["text"], h["visible"], h["enabled"]) for h in headers] == [
+            ("A", False, False),
+            ("None", False, False),
+        ]
+        assert [k["type"] for k in views["emptyView"]["children"]] == ["ColumnHeader", "ColumnHeader"]
+        assert len(views["bigView"]["children"]) == 302
+        assert views["virtualView"]["total_count"] == 41
+        # Cut between a row and its cells, at a node cap inside a list view's rows, and in slices of 0.3 ms.
+        for depth in (1, 2):
+            _assert_same(probe, "Form#viewPatterns", max_depth=depth)
+        engine = probe.engine
+        kept_settings = engine.settings
+        for update in ({"max_tree_nodes": 40}, {"max_tree_nodes": 500}, {"ui_slice": 0.0003}):
+            engine.settings = kept_settings.model_copy(update=update)
+            try:
+                _assert_same(probe, "Form#viewPatterns", max_depth=10)
+            finally:
+                engine.settings = kept_settings
+    finally:
+        running_app.invoke(lambda: (form.Close(), form.Dispose()))

@@ -10,10 +10,13 @@ to queue); the frame around it is the same for every toolkit:
   (``_objects.Registry``), the state kept between slices and the slice's
   deadline in Stopwatch ticks;
 - the queue, breadth first: each entry an element, its parent's record
-  index, its depth and what it stands for: -1 the element itself, an index
-  of 0 or more an item of it that has no object of its own (a list box's
-  value), -2 or less an item object of it kept in ``nodes`` (a tree node,
-  at ``-2 - entry``);
+  index, its depth and what it stands for (``item_of``): -1 the element
+  itself, an index of 0 or more an item of it that has no object of its own
+  (a list box's value), -2 or less an item object of it kept in ``nodes`` (a
+  tree node, a list view's row or column, at ``-2 - entry``); and, for an
+  item object, which part of it (``item_index``): -1 the object itself, an
+  index of 0 or more an item of that object with no object of its own (a
+  list view row's cell, ``ItemRef(row, index)``); -1 for every other entry;
 - the loop: records until the queue is done or the slice's time is up,
   reading the clock every 16 entries and always getting at least one on;
 - the node id of an element, read from the registry or made there for an
@@ -159,6 +162,7 @@ class WalkFrame:
         self.depths = E.variable(List[Int32], "depths")
         self.item_of = E.variable(List[Int32], "itemOf")  # per entry: what it stands for (the module's docstring)
         self.nodes = E.variable(List[Object], "nodes")  # item objects queued (entries -2 and less)
+        self.item_index = E.variable(List[Int32], "itemIndex")  # per entry: -1, or an item of its item object
         self.record_ids = E.variable(List[String], "recordIds")  # each record's node id, by record index
         self.kids = E.variable(self.elements, "kids")
         self.rich = E.variable(List[Object], "rich")
@@ -181,7 +185,7 @@ class WalkFrame:
         """The state a walk keeps between slices, in the slots ``compile`` reads (and ``advance`` finishes from)."""
         return Array[Object]([
             List[element_type](), List[Int32](), List[Int32](), List[Object](), StringBuilder(), StringBuilder(),
-            StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](), List[Object](),
+            StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](), List[Object](), List[Int32](),
         ])  # fmt: skip
 
     # -- pieces of a record ----------------------------------------------------
@@ -262,13 +266,17 @@ class WalkFrame:
             ),
         )
 
-    def enqueue(self, element: Any, item: Any) -> Any:
-        """Queue ``element`` (or item ``item`` of it, -1 for the element itself) one level below the record's."""
+    def enqueue(self, element: Any, item: Any, part: Any = None) -> Any:
+        """Queue ``element`` (or item ``item`` of it, -1 for the element itself) one level below the record's.
+
+        ``part``: which part of an item object (``item_index``; default -1, the object itself).
+        """
         return self.pack.void(
             E.call(self.order, E.method(self.elements, "Add", self.element_type), element),
             E.call(self.parents, E.method(List[Int32], "Add", int), self.index),
             E.call(self.depths, E.method(List[Int32], "Add", int), Expression.Add(self.depth, E.const(1, int))),
             E.call(self.item_of, E.method(List[Int32], "Add", int), item),
+            E.call(self.item_index, E.method(List[Int32], "Add", int), E.const(-1, int) if part is None else part),
         )
 
     def enqueue_node(self, node: Any) -> Any:
@@ -277,6 +285,15 @@ class WalkFrame:
             E.call(self.nodes, E.method(List[Object], "Add", Object), E.convert(node, object)),
             self.enqueue(self.c, Expression.Subtract(E.const(-1, int), E.prop(self.nodes, "Count"))),
         )
+
+    def enqueue_node_item(self, item: Any) -> Any:
+        """Queue item ``item`` of the item object the entry at hand stands for (a row's cell) one level below it."""
+        stands_for = E.call(self.item_of, E.method(List[Int32], "get_Item", int), self.index)
+        return self.enqueue(self.c, stands_for, item)
+
+    def queued_item(self) -> Any:
+        """Which item of its item object the entry at hand stands for (an Int32; -1: the object itself)."""
+        return E.call(self.item_index, E.method(List[Int32], "get_Item", int), self.index)
 
     def queued_node(self) -> Any:
         """The item object the entry at hand stands for (an Object)."""
@@ -302,9 +319,11 @@ class WalkFrame:
     # -- the whole ----------------------------------------------------------------
 
     def compile(
-        self, variables: list[Any], record: Any, item_record: Any | None = None, node_record: Any | None = None
-    ) -> Any:
-        """The walk's delegate: ``record`` for each element, ``item_record`` and ``node_record`` for items."""
+        self, variables: list[Any], record: Any, item_record: Any | None = None, node_record: Any | None = None,
+        node_item_record: Any | None = None,
+    ) -> Any:  # fmt: skip
+        """The walk's delegate: ``record`` for each element, ``item_record``, ``node_record`` and
+        ``node_item_record`` (an item of an item object) for items."""
         done = Expression.Label("done")
         index_box = E.variable(E.array_of(Int32), "indexBox")
         started = E.variable(int, "started")
@@ -317,13 +336,18 @@ class WalkFrame:
         entry = record
         stands_for = E.call(self.item_of, E.method(List[Int32], "get_Item", int), index)
         if node_record is not None:
-            entry = Expression.IfThenElse(Expression.Equal(stands_for, E.const(-1, int)), record, node_record)
+            of_node = node_record
+            if node_item_record is not None:
+                of_node = Expression.IfThenElse(
+                    Expression.LessThan(self.queued_item(), first), node_record, node_item_record
+                )
+            entry = Expression.IfThenElse(Expression.Equal(stands_for, E.const(-1, int)), record, of_node)
         if item_record is not None:
             entry = Expression.IfThenElse(Expression.LessThan(stands_for, first), entry, item_record)
         own = [
             self.root, self.order, self.parents, self.depths, self.item_of, self.record_ids, self.kids, self.rich,
-            self.nodes, self.sb, self.id_list, self.rich_depths, self.c, index, self.depth, self.node_id, self.listed,
-            self.is_rich, self.k, index_box, started,
+            self.nodes, self.item_index, self.sb, self.id_list, self.rich_depths, self.c, index, self.depth,
+            self.node_id, self.listed, self.is_rich, self.k, index_box, started,
         ]  # fmt: skip
         body = E.block(
             own + variables,
@@ -339,6 +363,7 @@ class WalkFrame:
             E.assign(self.record_ids, slot(8, List[String])),
             E.assign(self.item_of, slot(9, List[Int32])),
             E.assign(self.nodes, slot(10, List[Object])),
+            E.assign(self.item_index, slot(11, List[Int32])),
             E.assign(index, Expression.ArrayAccess(index_box, E._expressions([first]))),
             E.assign(started, index),
             E.assign(self.kids, E.new(self.elements)),
@@ -350,6 +375,7 @@ class WalkFrame:
                     E.call(self.parents, E.method(List[Int32], "Add", int), E.const(-1, int)),
                     E.call(self.depths, E.method(List[Int32], "Add", int), first),
                     E.call(self.item_of, E.method(List[Int32], "Add", int), E.const(-1, int)),
+                    E.call(self.item_index, E.method(List[Int32], "Add", int), E.const(-1, int)),
                 ),
             ),
             Expression.Loop(

@@ -11,15 +11,16 @@ met for the first time), type, full type, Name, Text, whether the Text shows
 an access key, Visible, Enabled, Focused, a check box's check, and how many
 children it has. A list box's or combo box's items and a tree view's nodes
 are walked as well, after its controls (``walk_items``: a record per item,
-what ``items/lists.py`` and ``items/trees.py`` read). It packs it all into one string, so a walk of thousands of controls
+what ``items/lists.py`` and ``items/trees.py`` read), and so are a list view's
+columns, rows and cells (``walk_views``, ``items/listview.py``'s reads). It packs it all into one string, so a walk of thousands of controls
 and items crosses into Python once, and decoding happens after the UI thread
 is let go (``decode`` needs nothing from it).
 
 A control whose node needs more than that is marked *rich* and handed back
 as well: the adapter's Python reads complete it (``Walk.incomplete``). Those
 are what the Python path knows beyond ``Controls``: a tool strip (its
-children are its items, not its controls), a list view or grid (items of
-their own kinds), a tab page (its selection), a form with an
+children are its items, not its controls), a list view in virtual mode or
+a grid (items of their own kinds, and a total count), a tab page (its selection), a form with an
 old-style menu, a control with a context menu, a password box (redaction is
 the engine's to decide), and a control whose class is written in Python
 (``net.derived``: the items code and the type's own members are read there).
@@ -54,7 +55,6 @@ from System.Windows.Forms import (
     Form,
     GroupBox,
     Label,
-    ListView,
     MaskedTextBox,
     RadioButton,
     TabPage,
@@ -69,11 +69,13 @@ from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, Walked, Walked
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.winforms import walk_items
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
+from wpfprobe_clr.toolkits.winforms.walk_views import ViewWalk
 
 __all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
-RICH_TYPES: tuple[Any, ...] = (ToolStrip, ListView, DataGridView, TabPage)
+#: A ListView is walked (``walk_views``) unless in virtual mode (``ViewWalk.rich``).
+RICH_TYPES: tuple[Any, ...] = (ToolStrip, DataGridView, TabPage)
 
 _KEY = ("winforms.walker", 5)
 
@@ -189,6 +191,7 @@ def _build() -> Any:
     node_count = E.variable(int, "nodeCount")
     net_type = E.variable(NetType, "t")
     set_rich = E.assign(f.is_rich, E.const(True, bool))
+    views = ViewWalk(f)
 
     def as_(kind: Any) -> Any:
         return E.convert(c, kind)
@@ -210,6 +213,7 @@ def _build() -> Any:
     the_type = E.call(E.convert(c, object), E.method(Object, "GetType"))
     text_hidden = memo_per_type(("winforms.hides_text", 1), _build_hides_text, the_type)
     rich_tests = [E.is_type(c, bridge.DERIVED_INTERFACE), *(E.is_type(c, t) for t in RICH_TYPES), text_hidden]
+    rich_tests.append(views.rich(c))
     rich_tests.append(not_null(E.prop(c, "ContextMenuStrip")))
     if _has_property(Control, "ContextMenu"):  # the old kind: .NET Framework and Mono only
         rich_tests.append(not_null(E.prop(c, "ContextMenu")))
@@ -264,6 +268,7 @@ def _build() -> Any:
         # children: a list's items are among its children, walked here unless the list is rich.
         E.assign(item_count, f.first),
         E.assign(node_count, f.first),
+        views.reset(),
         E.try_catch(
             void(
                 Expression.IfThen(any_of(rich_tests), set_rich),
@@ -275,10 +280,11 @@ def _build() -> Any:
                     Expression.AndAlso(Expression.Not(f.is_rich), E.is_type(c, TreeView)),
                     E.assign(node_count, walk_items.tree_node_count(c)),
                 ),
+                Expression.IfThen(Expression.Not(f.is_rich), views.read(c)),
             ),
             NetException,
             "ex",
-            lambda _ex: void(set_rich, E.assign(item_count, f.first), E.assign(node_count, f.first)),
+            lambda _ex: void(set_rich, E.assign(item_count, f.first), E.assign(node_count, f.first), views.reset()),
         ),
         # Children: listed whole or not at all (a Controls that throws half way lists none).
         E.assign(f.listed, E.const(False, bool)),
@@ -291,7 +297,11 @@ def _build() -> Any:
                     E.call(f.kids, E.method(f.elements, "Add", Control), E.convert(kid, Control)),
                 ),
                 E.assign(f.listed, E.const(True, bool)),
-                pack.int_field(Expression.Add(Expression.Add(E.prop(f.kids, "Count"), item_count), node_count)),
+                pack.int_field(
+                    Expression.Add(
+                        Expression.Add(Expression.Add(E.prop(f.kids, "Count"), item_count), node_count), views.count
+                    )
+                ),
             )
         ),
         f.rich_field(),
@@ -304,7 +314,14 @@ def _build() -> Any:
             void(
                 E.for_range(f.k, item_count, f.below_cap(f.enqueue(c, f.k))),
                 walk_items.enqueue_tree_nodes(f, node_count),
+                views.enqueue(),
             ),
         ),
     )
-    return f.compile([item_count, node_count], record, walk_items.value_item_record(f), walk_items.tree_node_record(f))
+    return f.compile(
+        [item_count, node_count, *views.variables],
+        record,
+        walk_items.value_item_record(f),
+        views.node_record(walk_items.tree_node_record(f)),
+        views.cell_record(),
+    )
