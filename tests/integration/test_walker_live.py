@@ -78,6 +78,13 @@ def _differences(fast: dict[str, Any], own: dict[str, Any], at: str = "") -> Ite
         yield from _differences(a, b, b.get("locator") or "?")
 
 
+def _left_to_the_engine(probe: Any, root: str, **kwargs: Any) -> tuple[int, list[tuple[str, str | None]]]:
+    """``_assert_same``, and the (type, name) of the nodes the walk left to the engine's own reads."""
+    _prepared.clear()
+    count = _assert_same(probe, root, **kwargs)
+    return count, sorted((node["type"], node["name"]) for node, _kids in _prepared[0].projected.values())
+
+
 def _nodes(tree: dict[str, Any]) -> int:
     return 1 + sum(_nodes(k) for k in tree.get("children") or ())
 
@@ -248,24 +255,11 @@ def test_list_items_and_tree_nodes_are_walked_in_net_as_the_engine_reads_them(pr
     check states (indeterminate too), focus, hidden and disabled owners, tree nodes nested, expanded or not,
     checked and selected: the items the walk reads in .NET equal the engine's own reads, and a list with a
     context menu is still left to the engine."""
-    from wpfprobe.engine import walked
-
     form = running_app.invoke(_list_patterns)
     try:
-        prepared: list[Any] = []
-        build = walked.build
-
-        def kept(p: Any) -> Any:
-            prepared.append(p)
-            return build(p)
-
-        walked.build = kept  # type: ignore[assignment]
-        try:
-            assert _assert_same(probe, "Form#listPatterns", max_depth=10) > 450
-        finally:
-            walked.build = build  # type: ignore[assignment]
+        count, left_to_the_engine = _left_to_the_engine(probe, "Form#listPatterns", max_depth=10)
+        assert count > 450
         # The list with a context menu, its item and its menu: nothing else is read the engine's way.
-        left_to_the_engine = sorted((node["type"], node["name"]) for node, _kids in prepared[0].projected.values())
         assert left_to_the_engine == [("ContextMenuStrip", None), ("ListBox", "menuList"), ("ListBoxItem", None)]
         tree = probe.tree("Form#listPatterns", max_depth=10).model_dump()["root"]
         lists = {kid["name"]: kid for kid in tree["children"]}
@@ -398,25 +392,12 @@ def test_list_view_columns_rows_and_cells_are_walked_in_net_as_the_engine_reads_
     named ones), list and icon views, check boxes, selection, focus, scrolling, a hidden, a disabled and a
     headerless list view, an empty one, 300 rows: walked in .NET, equal to the engine's own reads; a list view in
     virtual mode is still left to the engine."""
-    from wpfprobe.engine import walked
-
     form = running_app.invoke(_view_patterns)
     try:
-        prepared: list[Any] = []
-        build = walked.build
-
-        def kept(p: Any) -> Any:
-            prepared.append(p)
-            return build(p)
-
-        walked.build = kept  # type: ignore[assignment]
-        try:
-            assert _assert_same(probe, "Form#viewPatterns", max_depth=10) > 1000
-        finally:
-            walked.build = build  # type: ignore[assignment]
+        count, left_to_the_engine = _left_to_the_engine(probe, "Form#viewPatterns", max_depth=10)
+        assert count > 1000
         # The virtual list view, its column and its rows and cells in view: nothing else is read the engine's way.
-        left_to_the_engine = {(node["type"], node["name"]) for node, _kids in prepared[0].projected.values()}
-        assert left_to_the_engine == {
+        assert set(left_to_the_engine) == {
             ("ListView", "virtualView"),
             ("ColumnHeader", "virtualViewFirst"),
             ("ListViewItem", None),
