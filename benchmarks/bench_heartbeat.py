@@ -180,12 +180,21 @@ def _settle(beat: Heartbeat, start: int, timeout: float = 5.0) -> None:
         time.sleep(BEAT_MS / 1000)
 
 
-def measure(beat: Heartbeat, fn: Callable[[], Any], repeat: int) -> dict[str, Any]:
+def measure(beat: Heartbeat, fn: Callable[[], Any], repeat: int, rec: h.HoldRecorder, label: str) -> dict[str, Any]:
+    """The gaps between beats while ``fn`` runs, and the probe's own longest UI-thread hold.
+
+    A gap is whatever kept the UI thread from a beat: the probe's slices, and
+    what stops every thread (the runtime's garbage collector) or the X server
+    (busy with a screen copy). The hold is the probe's own code on the UI
+    thread only (``HoldRecorder``): a gap far above it was not the probe's slice.
+    """
     delays: list[float] = []
     longest: list[float] = []
+    holds: list[float] = []
     for i in range(repeat + 1):
         start = beat.now()
-        fn()
+        with rec.op(label) as span:
+            fn()
         end = beat.now()
         _settle(beat, end)
         g = beat.gaps_ms(beat.drain(), start, end)
@@ -193,7 +202,9 @@ def measure(beat: Heartbeat, fn: Callable[[], Any], repeat: int) -> dict[str, An
             continue  # the warm-up is not measured
         delays += beat.delays_ms(start, end)
         longest.append(max(g))
+        holds.append(max(span.holds, default=0.0) * 1000)
     return {
+        "longest_probe_hold_ms": round(max(holds, default=0.0), 2),
         "longest_gap_ms": round(max(longest), 2),
         "median_longest_gap_ms": round(h.percentile(longest, 0.5), 2),
         "p99_delay_ms": round(h.percentile(delays, 0.99), 2) if delays else None,
@@ -283,7 +294,7 @@ def bench_form(
     results: dict[str, Any] = {}
     for label, fn in tools.items():
         h.note(f"[{tag}] {label}")
-        results[label] = measure(beat, fn, repeat)
+        results[label] = measure(beat, fn, repeat, rec, f"[{tag}] {label}")
     # Idle last: right after the form is shown the UI thread is still busy with it.
     start = beat.now()
     end = beat.after(start, IDLE_SECONDS)
@@ -358,11 +369,12 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int) 
     for r in results:
         what = r["controls"]
         lines += ["", f"{what:,} controls" if isinstance(what, int) else str(what)]
-        rows = [("tool", "longest gap ms", "median of run maxima ms", "p99 beat delay ms")]
+        rows = [("tool", "longest gap ms", "median of run maxima ms", "p99 beat delay ms", "longest probe hold ms")]
         for label, m in r["tools"].items():
             rows.append((
                 label, f"{m['longest_gap_ms']:.1f}", f"{m.get('median_longest_gap_ms', m['longest_gap_ms']):.1f}",
                 f"{m['p99_delay_ms']:.1f}" if m["p99_delay_ms"] is not None else "n/a",
+                f"{m['longest_probe_hold_ms']:.1f}" if "longest_probe_hold_ms" in m else "-",
             ))  # fmt: skip
         lines += h_table(rows)
         s = r["snapshot"]
