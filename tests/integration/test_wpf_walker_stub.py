@@ -27,7 +27,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
 # On Windows the real WPF is there (and no mcs): test_walker_live.py compares the real walk instead.
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Windows runs the real WPF walk")
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32",
+    reason="Windows has no mcs to build the stand-ins, and its real WPF would clash with them; "
+    "test_walker_live.py compares the real WPF walk there",
+)
 
 
 @pytest.fixture(scope="module")
