@@ -193,6 +193,7 @@ class ToolServer:
             meta={CUSTOM_META_KEY: True} if custom else None,
             structured_output=True,
         )
+        _skip_output_revalidation(self.server, spec.name)
         return True
 
     def tools_changed(self) -> None:
@@ -238,6 +239,23 @@ class _Sessions:
 
     def handshake_connections(self) -> list[Any]:
         return list(self._connections)
+
+
+def _skip_output_revalidation(server: MCPServer, name: str) -> None:
+    """Keep the tool's published output schema, without the SDK validating each result against it again.
+
+    The SDK validates a tool's structured result against its output model on
+    the event loop, in one native call over the whole answer: 16 ms for a
+    5,000-node tree, holding the GIL, so the app's own Python handlers wait
+    that long. Ours are made from those models (or, for a tree, as their JSON
+    by ``Engine.tree_json``, pinned equal to the models' by the tests). Where
+    the SDK keeps its tools elsewhere, it validates as before.
+    """
+    manager = getattr(server, "_tool_manager", None)
+    tool = manager.get_tool(name) if manager is not None else None
+    metadata = getattr(tool, "fn_metadata", None)
+    if metadata is not None and getattr(metadata, "output_schema", None) is not None:
+        metadata.output_model = None
 
 
 def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None = None) -> Callable[..., CallToolResult]:

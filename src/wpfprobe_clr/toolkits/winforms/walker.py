@@ -65,13 +65,13 @@ from System.Windows.Forms import (
 
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
-from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, Walked, WalkedControl, decode
+from wpfprobe_clr.toolkits._walk_format import ReadError, Walked, WalkedControl, decode
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.winforms import walk_items
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
 from wpfprobe_clr.toolkits.winforms.walk_views import ViewWalk
 
-__all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
+__all__ = ["ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
 #: A ListView is walked (``walk_views``) unless in virtual mode (``ViewWalk.rich``).
@@ -183,8 +183,8 @@ def _build_hides_text() -> Any:
 def _build() -> Any:
     f = WalkFrame(Control)
     c, pack = f.c, f.pack
-    text, void, guarded, string_field, flag, bool_field = (
-        pack.text, pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field
+    void, guarded, string_field, flag, bool_field = (
+        pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field
     )  # fmt: skip
     kid = E.variable(object, "kid")
     item_count = E.variable(int, "itemCount")
@@ -231,11 +231,11 @@ def _build() -> Any:
         E.is_type(c, CheckBox),
         Expression.IfThenElse(
             Expression.Equal(check, E.convert(E.const(int(CheckState.Indeterminate), int), CheckState)),
-            void(text("n")),
+            void(pack.null()),
             void(flag(Expression.Equal(check, E.convert(E.const(int(CheckState.Checked), int), CheckState)))),
         ),
         Expression.IfThenElse(
-            E.is_type(c, RadioButton), void(flag(E.prop(as_(RadioButton), "Checked"))), void(text("n"))
+            E.is_type(c, RadioButton), void(flag(E.prop(as_(RadioButton), "Checked"))), void(pack.null())
         ),
     )
     record = E.block(
@@ -243,10 +243,9 @@ def _build() -> Any:
         f.position(),
         f.id_field(),
         E.assign(net_type, the_type),
-        text("s"),
-        pack.counted(E.prop(net_type, "Name")),
-        text("s"),
-        pack.counted(Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))),
+        pack.type_field(
+            net_type, E.prop(net_type, "Name"), Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))
+        ),
         string_field(E.prop(c, "Name")),
         # Redaction before any getter runs: a password box's Text is never read.
         E.assign(f.is_rich, E.const(False, bool)),
@@ -254,7 +253,7 @@ def _build() -> Any:
             void(
                 Expression.IfThenElse(
                     Expression.OrElse(password(TextBox), password(MaskedTextBox)),
-                    void(text("*"), set_rich),
+                    void(pack.null(), set_rich),
                     string_field(E.prop(c, "Text")),
                 )
             )
@@ -305,7 +304,8 @@ def _build() -> Any:
             )
         ),
         f.rich_field(),
-        text("nn"),  # selected, expanded: an item's, not a control's
+        pack.null(),
+        pack.null(),  # selected, expanded: an item's, not a control's
         # A tool strip's children are its items (the Python path's), not its controls.
         f.enqueue_kids(also=Expression.Not(E.is_type(c, ToolStrip))),
         # Then its items (the Python path lists them after its controls), the owner standing for each.
