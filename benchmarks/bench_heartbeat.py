@@ -224,6 +224,7 @@ class PyHeartbeat:
         self._posting.set()
         self._thread = threading.Thread(target=self._post, name="python-heartbeat", daemon=True)
         self._thread.start()
+        self.native_id = self._thread.native_id
 
     def _ran(self) -> None:
         self.ran.append(time.perf_counter())
@@ -281,6 +282,7 @@ class GilMeter:
         self._run = True
         self._thread = threading.Thread(target=self._spin, name="gil-meter", daemon=True)
         self._thread.start()
+        self.native_id = self._thread.native_id
         self.idle_rate = 0.0
 
     def _spin(self) -> None:
@@ -311,6 +313,36 @@ class GilMeter:
     def stop(self) -> None:
         self._run = False
         self._thread.join(2)
+
+
+class ThreadCpu:
+    """CPU time of this process's Python threads but some (``/proc/self/task/<tid>/schedstat``, in ns).
+
+    The spinner's figure counts the time another thread held the GIL, and on
+    a loaded machine the time the OS took the spinner's core too. CPU time
+    does not depend on the load: the Python threads but the UI thread (whose
+    CPU is mostly the .NET walk, with the GIL let go) and the benchmark's own
+    run the probe's Python (the caller's thread, the MCP server's), holding
+    the GIL while they do, so their CPU time is a floor under the GIL time
+    the probe takes (the UI thread's share of Python, a slice's bookkeeping,
+    is not in it).
+    """
+
+    def __init__(self, exclude: set[int]) -> None:
+        self.exclude = exclude
+
+    def now(self) -> int:
+        total = 0
+        for t in threading.enumerate():
+            tid = t.native_id
+            if tid is None or tid in self.exclude:
+                continue
+            try:
+                with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as fh:
+                    total += int(fh.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue  # a thread that ended meanwhile
+        return total
 
 
 def gaps_ms(stamps: Sequence[float], start: float, end: float, scale: float) -> list[float]:
@@ -664,22 +696,27 @@ def bench_gil(
         runs["tree (MCP text)"] = lambda: client.call("wpf_get_visual_tree", {"maxDepth": MAX_DEPTH})
         runs["tree (MCP json)"] = lambda: client.call("wpf_get_visual_tree", {"maxDepth": MAX_DEPTH, "format": "json"})
     nodes = probe.tree(max_depth=MAX_DEPTH).returned_node_count
+    ui_tid = loop.call(threading.get_native_id).result
     beats.py.pause()
+    # The bare walk without the spinner: with it, every pythonnet call of the walk waits for the GIL in turn.
+    floors: list[float] = []
+    for _ in range(repeat):
+        floor = loop.call(lambda: h.floor_walk(form))
+        floors.append(floor.hold / max(floor.result, 1))
     meter = GilMeter()
+    cpu = ThreadCpu({ui_tid, beats.py.native_id, meter.native_id})
     try:
         meter.measure_idle()
         held: dict[str, list[float]] = {k: [] for k in runs}
-        floors: list[float] = []
+        spent: dict[str, list[float]] = {k: [] for k in runs}
         for i in range(repeat + 1):
             for label, fn in runs.items():
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), cpu.now()
                 fn()
-                seconds = meter.held(start, time.perf_counter())
+                seconds, cpu_seconds = meter.held(start, time.perf_counter()), (cpu.now() - cpu_start) / 1e9
                 if i:
                     held[label].append(seconds)
-            floor = loop.call(lambda: h.floor_walk(form))
-            if i:
-                floors.append(floor.hold / max(floor.result, 1))
+                    spent[label].append(cpu_seconds)
         idle_rate = meter.idle_rate
     finally:
         meter.stop()
@@ -690,11 +727,15 @@ def bench_gil(
     }  # fmt: skip
     for label, samples in held.items():
         us = h.percentile(samples, 0.5) * 1e6 / max(nodes, 1)
+        cpu_us = h.percentile(spent[label], 0.5) * 1e6 / max(nodes, 1)
         out["runs"][label] = {
             "gil_ms": round(h.percentile(samples, 0.5) * 1e3, 2),
             "gil_us_per_node": round(us, 2),
             "ratio": round(us / floor_us, 2) if floor_us else None,
             "samples_ms": [round(s * 1e3, 2) for s in samples],
+            "python_cpu_ms": round(h.percentile(spent[label], 0.5) * 1e3, 2),
+            "python_cpu_us_per_node": round(cpu_us, 2),
+            "python_cpu_ratio": round(cpu_us / floor_us, 2) if floor_us else None,
         }
     return out
 
@@ -742,7 +783,9 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int, 
         for label, run in g["runs"].items():
             lines.append(
                 f"GIL taken by {label}: {run['gil_ms']:.1f} ms for {g['nodes']} nodes, {run['gil_us_per_node']:.2f} "
-                f"us/node ({run['ratio']:.2f}x the bare walk, {g['floor_us_per_node']:.1f} us/node)"
+                f"us/node ({run['ratio']:.2f}x the bare walk, {g['floor_us_per_node']:.1f} us/node); CPU of its "
+                f"Python threads {run['python_cpu_ms']:.1f} ms, {run['python_cpu_us_per_node']:.2f} us/node "
+                f"({run['python_cpu_ratio']:.2f}x)"
             )
     return "\n".join(lines)
 

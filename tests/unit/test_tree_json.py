@@ -172,3 +172,62 @@ def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(mon
         assert validated == []
         listed = asyncio.run(tools.server.list_tools())
         assert next(t for t in listed if t.name == "wpf_get_visual_tree").output_schema, "the schema is published"
+
+
+# -- Python's collector: off while a big answer is made and sent --------------------------------
+
+
+def test_the_snapshot_is_built_with_the_collector_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A full collection started by the build's thousands of dicts held the GIL 30 ms (100+ loaded).
+    import gc
+
+    from wpfprobe.engine import walked
+
+    seen: list[bool] = []
+    build = walked.build
+
+    def watched(prepared: Any) -> Any:
+        seen.append(gc.isenabled())
+        return build(prepared)
+
+    monkeypatch.setattr(walked, "build", watched)
+    with harness(_app(rows=5), ProbeSettings(ui_slice=TINY)) as h:
+        h.adapter.versioned = True
+        h.adapter.walks = True
+        assert gc.isenabled()
+        h.engine.tree_json(max_depth=10)
+        h.engine.tree(max_depth=10)
+        assert gc.isenabled()
+    assert seen == [False, False]
+
+
+def test_a_read_tools_call_keeps_the_collector_off_until_its_http_answer_is_written() -> None:
+    import asyncio
+    import gc
+    from types import SimpleNamespace
+
+    from wpfprobe.mcp.toolserver import _Sessions, collections_after_response
+
+    sessions = _Sessions()
+    states: dict[str, bool] = {}
+
+    def ctx(name: str) -> Any:
+        return SimpleNamespace(session=None, protocol_version="2026-07-28", method="tools/call", params={"name": name})
+
+    async def call_next(_ctx: Any) -> str:
+        states["during"] = gc.isenabled()
+        return "answer"
+
+    async def mcp_app(scope: Any, receive: Any, send: Any) -> None:
+        assert await sessions(ctx(scope["tool"]), call_next) == "answer"
+        states["shaped"] = gc.isenabled()  # the SDK writes the answer here, after the middleware returned
+
+    app = collections_after_response(mcp_app)
+    asyncio.run(app({"type": "http", "tool": "wpf_get_visual_tree"}, None, None))
+    assert states == {"during": False, "shaped": False} and gc.isenabled()
+    # Outside an HTTP request (stdio, a handshake-era session's own task): until the answer is shaped.
+    assert asyncio.run(sessions(ctx("wpf_get_visual_tree"), call_next)) == "answer"
+    assert not states["during"] and gc.isenabled()
+    # A tool that may wait (or an app's own) leaves the collector alone.
+    asyncio.run(app({"type": "http", "tool": "wpf_wait_for"}, None, None))
+    assert states == {"during": True, "shaped": True}

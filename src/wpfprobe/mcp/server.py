@@ -269,6 +269,10 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         ),
     )
     settings = probe.engine.settings
+    from wpfprobe.mcp.toolserver import collections_after_response  # noqa: PLC0415
+
+    # Python's collector stays off while a read's answer is copied and written (toolserver).
+    mcp_app = collections_after_response(mcp_app)
     guarded = Guard(mcp_app, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
     runner = _Runner(guarded, sock)
     runner.start()
