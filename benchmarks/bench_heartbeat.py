@@ -591,7 +591,7 @@ def bench_form(
                 "wpf_find_elements", {"typeName": "TextBox", "text": "no such text"}),
             "MCP wpf_get_properties (take=200)": (
                 "wpf_get_properties", {"locator": f"TextBox#{name}", "includeDefaults": True, "take": 200}),
-            "MCP wpf_get_diagnostics (take=200)": ("wpf_get_diagnostics", {"take": 200}),
+            "MCP wpf_run_diagnostics (take=200)": ("wpf_run_diagnostics", {"take": 200}),
         }  # fmt: skip
         for label, (tool, arguments) in calls.items():
             tools[label] = lambda tool=tool, arguments=arguments: client.call(tool, arguments)  # type: ignore[union-attr]

@@ -21,7 +21,18 @@ UNKNOWN_STATE = ElementState(visible=True, enabled=True, focused=False)
 class FakeWalk:
     text_property = PropertyDescriptor("Text", "System.String", None, False)
 
-    def __init__(self, adapter: Any, root: Any, objects: Any, *, max_depth: int, cap: int, per_slice: int) -> None:
+    def __init__(
+        self,
+        adapter: Any,
+        root: Any,
+        objects: Any,
+        *,
+        max_depth: int,
+        cap: int,
+        per_slice: int,
+        watch: bool = False,
+        leaves: tuple[str, ...] = (),
+    ) -> None:
         self._adapter, self._objects = adapter, objects
         self._max_depth, self._cap, self._per_slice = max_depth, cap, per_slice
         self._order: list[tuple[Any, int, int]] = [(root, -1, 0)]
@@ -36,6 +47,10 @@ class FakeWalk:
         self.max_text = 10**9
         self.marker = "&"
         self.slices = 0
+        self._watch = watch
+        self._leaves = leaves
+        #: Whether every element read was watched (a walk asked to watch).
+        self.watched = True
         # Each node's text as read, and what it shows: (raw, marked) -> (shown, key), for ``shown_text``.
         self._raw: dict[str, tuple[str | None, bool]] = {}
         self._last_raw = ""
@@ -82,6 +97,8 @@ class FakeWalk:
 
     def _read(self, el: Any, parent: int, depth: int) -> WalkedNode:
         a = self._adapter
+        if self._watch and not a.watch_structure(el):
+            self.watched = False
         faults: list[tuple[str, str, str]] = []
 
         def guarded(read: str, fn: Any, default: Any) -> Any:
@@ -104,12 +121,13 @@ class FakeWalk:
         self._raw[node_id] = (raw, marked)
         if raw is not None:
             self._shown[(raw, marked)] = (text, key)
-        if depth < self._max_depth:
+        leaves = el.type_name in self._leaves  # its children are the engine's to read (it is incomplete)
+        if depth < self._max_depth and not leaves:
             for kid in kids:
                 if len(self._order) < self._cap:
                     self._order.append((kid, index, depth + 1))
         rich = el.items is not None or el.type_name in ("ListBox", "ComboBox", "TabControl", "ListView")
-        rich = rich or el.password_char or el.total_children is not None
+        rich = rich or el.password_char or el.total_children is not None or leaves
         if rich:
             self.incomplete.append((el, depth))
         return WalkedNode(

@@ -99,6 +99,8 @@ class Walk(Protocol):
     max_text: int
     #: The access-key marker a marked text may hold (else it is shown as it is).
     marker: str
+    #: A walk asked to watch (``ToolkitAdapter.walk``): whether every element met is watched; once done.
+    watched: bool
 
     @property
     def ids(self) -> frozenset[str]:
@@ -519,7 +521,7 @@ class ToolkitAdapter(Protocol):
         the index only ``census_ttl`` seconds).
         """
 
-    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
+    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int, watch: bool = False) -> Walk | None:
         """``root``'s visual subtree, to be read by the toolkit's own code (``Walk.advance``), or None if it has none.
 
         Breadth first, to ``max_depth`` below ``root`` and at most ``cap``
@@ -527,6 +529,10 @@ class ToolkitAdapter(Protocol):
         ``objects``'s. An element whose node needs more than the walk reads is
         listed as incomplete, with its depth, and still walked below. The
         engine's own reads (through the methods above) stay the oracle.
+        ``watch``: every element walked is watched as ``watch_structure``
+        would watch it (the name index's walk), ``Walk.watched`` saying
+        whether all were; the incomplete ones' children the walk does not
+        know are the engine's to watch.
         """
 
     def error_identity(self, error: BaseException) -> tuple[str, str]:

@@ -195,6 +195,8 @@ class Walked:
     #: Every property a complete node's text may be read from, ``text_property`` first (WPF has several):
     #: the engine takes its own path when the redactor would not judge them all alike.
     text_properties: tuple[PropertyDescriptor, ...] = ()
+    #: Whether every container walked was watched (a walk asked to watch: ``ToolkitAdapter.walk``).
+    watched: bool = True
     #: Comma-terminated lists as the walk wrote them: parsed when first asked for, off the UI thread.
     id_list: str = ""
     faulted_list: str = ""

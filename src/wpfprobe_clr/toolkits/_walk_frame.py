@@ -317,8 +317,13 @@ class WalkFrame:
         return Array[Object]([
             List[element_type](), List[Int32](), List[Int32](), List[Object](), StringBuilder(), StringBuilder(),
             StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](), List[Object](), List[Int32](),
-            StringBuilder(), _TypeIds(), StringBuilder(), StringBuilder(),
+            StringBuilder(), _TypeIds(), StringBuilder(), StringBuilder(), *([None] * TOOLKIT_SLOTS),
         ])  # fmt: skip
+
+    def toolkit_slot(self, k: int, kind: Any) -> Any:
+        """Slot ``k`` of the state's slots for the toolkit (``advance``'s ``extras``; null unless given), as ``kind``."""
+        at = E._expressions([E.const(_FIRST_TOOLKIT_SLOT + k, int)])
+        return E.convert(Expression.ArrayAccess(self.state, at), kind)
 
     # -- pieces of a record ----------------------------------------------------
 
@@ -563,11 +568,16 @@ class WalkFrame:
 
 def advance(
     delegate: Any, element_type: Any, root: Any, registry: Any, max_depth: int, cap: int, walk: Walked,
-    seconds: float | None,
+    seconds: float | None, extras: tuple[Any, ...] = (),
 ) -> bool:  # fmt: skip
-    """One slice of ``walk`` (``seconds`` long; None: to the end) with the compiled ``delegate``; True once done."""
+    """One slice of ``walk`` (``seconds`` long; None: to the end) with the compiled ``delegate``; True once done.
+
+    ``extras``: what the toolkit's record reads from its slots (``WalkFrame.toolkit_slot``), for this walk.
+    """
     if walk.state is None:
         walk.state = _taken(element_type)
+        for k, value in enumerate(extras):
+            walk.state[_FIRST_TOOLKIT_SLOT + k] = value
     state = walk.state
     if seconds is None:
         deadline = Int64.MaxValue
@@ -606,8 +616,12 @@ def advance(
 #: zoo, each one a 10 ms pause of every thread. On the UI thread only; a walk that never finishes
 #: (dropped after a change) keeps its state, and the pool makes another.
 _free: dict[str, list[Any]] = {}
-#: The slot of the state that holds the walk's position (an Int32[1]; every other slot has a Clear()).
+#: The slot of the state that holds the walk's position (an Int32[1]; every other slot before the
+#: toolkit's has a Clear()).
 _POSITION = 7
+#: Slots at the end of the state for the toolkit's own use (``WalkFrame.toolkit_slot``), null when given back.
+TOOLKIT_SLOTS = 4
+_FIRST_TOOLKIT_SLOT = 16
 
 
 def _taken(element_type: Any) -> Any:
@@ -617,7 +631,9 @@ def _taken(element_type: Any) -> Any:
 
 def _given_back(element_type: Any, state: Any) -> None:
     for i in range(len(state)):
-        if i != _POSITION:
+        if i >= _FIRST_TOOLKIT_SLOT:
+            state[i] = None
+        elif i != _POSITION:
             state[i].Clear()  # lists drop their references (a closed window stays collectable); builders keep room
     state[_POSITION][0] = 0
     pool = _free.setdefault(str(element_type), [])
