@@ -27,14 +27,22 @@ each run's longest gap, the p99 and the longest of the beats' waits, and the
 probe's own longest UI-thread hold; beside an idle baseline measured the same
 way.
 
-Then the **GIL share** of a full snapshot: a Python thread spins on
-``time.perf_counter()`` and records every gap longer than 50 us, i.e. every
-time another thread held the GIL (or the OS took the core: the idle rate of
-such gaps is measured and taken off). Their sum over ``tree(max_depth=10)``
-(API, MCP text, MCP JSON) is the interpreter time the probe took from the
-app, per node and against the bare pythonnet walk of the same form in the
-same run (the target: at most 0.35x). The spinner competes for the GIL, so
-this part runs apart from the heartbeats.
+Then the **GIL share** of a full snapshot, ``tree(max_depth=10)`` through the
+API, and through MCP as text and as JSON, against the bare pythonnet walk of
+the same form in the same run (the target: at most 0.35x), two ways:
+
+- a Python thread spins on ``time.perf_counter()`` and records every gap
+  longer than 50 us, i.e. every time another thread held the GIL, or the OS
+  took its core: the idle rate of such gaps is measured and taken off, which
+  works on a quiet machine only (on a loaded one the figure is noise, down
+  to 0);
+- the CPU time of the process's Python threads but the UI thread and the
+  benchmark's own (``/proc/self/task/*/schedstat``): the probe's Python
+  holds the GIL while it runs, so this is a floor under its GIL time that
+  the machine's load hardly moves (the UI thread's share, a slice's
+  bookkeeping, is left out: its CPU time is mostly the .NET walk).
+
+The spinner competes for the GIL, so this part runs apart from the heartbeats.
 
 Also: the UI-thread time per node of the snapshot against the bare walk, of
 the same snapshot read the engine's own way (``toolkit_walk=False``), and
