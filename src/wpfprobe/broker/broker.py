@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from wpfprobe.apps import targets as _targets
 from wpfprobe.broker.launch import launch_plan
 from wpfprobe.broker.naming import SEPARATOR, exposed_name
-from wpfprobe.broker.registry import SCAN_INTERVAL, AppRecord, AppRegistry
+from wpfprobe.broker.registry import BUSY_NOTE, CHECK_WAIT, SCAN_INTERVAL, AppRecord, AppRegistry
 from wpfprobe.broker.wire import (
     LAUNCH_APP,
     LIST_APPS,
@@ -262,10 +262,15 @@ class Broker:
         try:
             answer = await rec.client.call_tool(tool, args, timeout=timeout)
         except AppNotAvailableError as err:
-            self.registry.drop(rec, "a call failed")
+            # A stopped or slow app is kept (marked not responding); a dead one is dropped.
+            await self.registry.failed(rec, err)
             return error_result(err)
         if not isinstance(answer, types.CallToolResult):
             raise ProbeError(f"{tool}: the app answered with something that is not a tool result.", code="INTERNAL")
+        content = answer.structured_content if isinstance(answer.structured_content, dict) else {}
+        if answer.is_error and content.get("code") == "DISPATCHER_BUSY":
+            # Listed as not responding until a background check finds its UI thread free again.
+            rec.mark(responding=False, note=BUSY_NOTE)
         return answer
 
     def recorder_for(self, rec: AppRecord) -> Recorder:
@@ -332,7 +337,8 @@ class Broker:
             ListAppsArgs.model_validate(args, by_alias=True, by_name=False)
         except ValidationError as exc:
             raise _invalid(LIST_APPS, exc) from None
-        await self.registry.refresh(titles=True)
+        # What is known, with fresh window titles from every app that answers in time.
+        await self.registry.refresh(titles=True, wait=CHECK_WAIT)
         apps = [
             rec.summary()
             for rec in sorted(self.registry.apps.values(), key=lambda r: (r.manifest.app_name.lower(), r.manifest.pid))
@@ -353,8 +359,8 @@ class Broker:
         manifest: Manifest = launched.manifest
         # The app is the broker's child: reap it when it exits, or its zombie would look alive.
         threading.Thread(target=launched.process.wait, name="wpfprobe-reap", daemon=True).start()
-        await self.registry.refresh(titles=True)
-        rec = self.registry.apps.get(manifest.app_id)
+        # Only this app is waited for: another app that does not answer holds nothing up.
+        rec = await self.registry.admitted(manifest, timeout=parsed.timeout_seconds)
         if rec is None:
             raise gone(manifest, "it started but does not answer the broker")
         summary = rec.summary()
