@@ -15,15 +15,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
-from test_broker import App, run
+from test_broker import PLAIN_APP, App, Session, run
 
 WAIT = {"locator": "#neverThere", "timeoutMs": 60000}
 
@@ -101,6 +104,21 @@ async def direct(home: Path, app: App, mode: str) -> AsyncIterator[Any]:
             yield client
 
 
+@asynccontextmanager
+async def broker(home: Path, *extra: str) -> AsyncIterator[Session]:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "wpfprobe", "mcp", "--log-level", "INFO", *extra],
+        env={**os.environ, "WPFPROBE_HOME": str(home)},
+    )
+    with (home / "broker.log").open("a") as log:
+        async with Client(stdio_client(params, errlog=log), mode="legacy") as client:
+            yield Session(client, [])
+
+
 async def cancel(task: asyncio.Future[Any]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
@@ -146,3 +164,138 @@ def test_a_cancelled_wpf_wait_for_stops_in_the_app_and_leaves_the_ui_answering(
             assert [r["outcome"] for r in later] == ["cancelled"], later
 
     run(body, deadline=90)
+
+
+# -- through the broker ----------------------------------------------------------------------------
+
+
+def test_the_broker_relays_an_apps_progress_and_a_cancelled_call_cancels_the_apps_call(solo: App, home: Path) -> None:
+    async def body() -> None:
+        async with broker(home) as s:
+            heard = Heard()
+            result = await s.client.call_tool(
+                "wpf_wait_for", {"app": "solo", "locator": "#neverThere", "timeoutMs": 4000}, progress_callback=heard
+            )
+            heard.check(time.monotonic(), at_least=2)
+            assert result.structured_content["code"] == "OPERATION_TIMED_OUT"
+            # The app's own words come through, not only the broker's heartbeat.
+            assert any("#neverThere" in (message or "") for *_, message in heard.notes), heard.notes
+
+            # An app's own tool that says nothing still keeps the client's idle timer alive.
+            heard = Heard()
+            slow = await s.client.call_tool("solo__slow", {"seconds": 3}, progress_callback=heard)
+            heard.check(time.monotonic(), at_least=1)
+            assert slow.structured_content == {"result": "done"}
+
+            seen = len(app_log(home))
+            heard = Heard()
+            waiting = asyncio.ensure_future(
+                s.client.call_tool("wpf_wait_for", {"app": "solo", **WAIT}, progress_callback=heard)
+            )
+            await heard.first()
+            await cancel(waiting)
+            await logged(home, seen, "wpf_wait_for", "cancelled")
+            # The broker and the app go on as before.
+            assert (await s.ok("wpf_get_windows", app="solo"))["windows"][0]["title"] == "wpfprobe demo"
+
+    run(body, deadline=120)
+
+
+def test_wpf_run_scenario_reports_progress_and_a_cancelled_run_stops_and_files_nothing(
+    solo: App, home: Path, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "long.yaml"
+    scenario.write_text(
+        "id: long-wait\nsteps:\n  - action: wait_for\n    locator: '#neverThere'\n    timeoutMs: 60000\n",
+        encoding="utf-8",
+    )
+    artifacts = tmp_path / "artifacts"
+
+    async def body() -> None:
+        async with broker(home, "--artifacts", str(artifacts)) as s:
+            seen = len(app_log(home))
+            heard = Heard()
+            running = asyncio.ensure_future(
+                s.client.call_tool("wpf_run_scenario", {"path": str(scenario), "app": "solo"}, progress_callback=heard)
+            )
+            await heard.first(2)
+            assert all(b > a for (_, a, _), (_, b, _) in pairwise(heard.notes))
+            await cancel(running)
+            # The step in flight is cancelled in the app, and the run ends without a ticket.
+            await logged(home, seen, "wpf_wait_for", "cancelled")
+            assert (await s.ok("wpf_get_windows", app="solo"))["windows"][0]["title"] == "wpfprobe demo"
+        # The broker has exited: whatever the run was going to write, it has written.
+        assert not list(artifacts.rglob("ticket.json")), list(artifacts.rglob("*"))
+
+    run(body, deadline=120)
+
+
+def test_wpf_launch_app_reports_progress_and_a_cancelled_launch_leaves_no_app_running(
+    home: Path, tmp_path: Path
+) -> None:
+    # An app that takes a few seconds before its UI comes up, like a real one loading its data.
+    slow_start = tmp_path / "slow_start.py"
+    slow_start.write_text(
+        "import runpy, sys, time\n"
+        "time.sleep(3)\n"
+        f"sys.argv = [{str(PLAIN_APP)!r}, *sys.argv[1:]]\n"
+        f"runpy.run_path({str(PLAIN_APP)!r}, run_name='__main__')\n",
+        encoding="utf-8",
+    )
+    control = tmp_path / "launched.stop"
+    pids: list[int] = []
+
+    def processes(name: str) -> list[psutil.Process]:
+        found = []
+        for proc in psutil.process_iter(["cmdline"]):
+            cmdline = proc.info["cmdline"] or []
+            if str(slow_start) in cmdline and name in cmdline:
+                found.append(proc)
+        return found
+
+    async def until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not check():
+            assert time.monotonic() < deadline, what
+            await asyncio.sleep(0.2)
+
+    async def body() -> None:
+        async with broker(home) as s:
+            heard = Heard()
+            result = await s.client.call_tool(
+                "wpf_launch_app",
+                {"script": str(slow_start), "args": [str(control)], "name": "patient", "timeoutSeconds": 90},
+                progress_callback=heard,
+            )
+            assert not result.is_error, result.structured_content
+            pids.append(result.structured_content["pid"])
+            heard.check(time.monotonic(), at_least=2)
+            assert "waiting for its UI" in (heard.notes[0][2] or ""), heard.notes
+
+            heard = Heard()
+            launching = asyncio.ensure_future(
+                s.client.call_tool(
+                    "wpf_launch_app",
+                    {"script": str(slow_start), "args": [str(control)], "name": "withdrawn", "timeoutSeconds": 90},
+                    progress_callback=heard,
+                )
+            )
+            await heard.first()
+            started = processes("withdrawn")
+            assert started, "the launch had started the app"
+            pids.extend(p.pid for p in started)
+            await cancel(launching)
+            await until(lambda: not processes("withdrawn"), "the cancelled launch's app still runs")
+            assert "withdrawn" not in {a["name"] for a in (await s.ok("wpf_list_apps"))["apps"]}
+
+    try:
+        run(body, deadline=180)
+    finally:
+        control.write_text("return")
+        for pid in pids:
+            with contextlib.suppress(psutil.Error):
+                proc = psutil.Process(pid)
+                try:
+                    proc.wait(30)
+                except psutil.TimeoutExpired:
+                    proc.kill()

@@ -227,11 +227,16 @@ class ProbeClient:
         result = await self._bounded(lambda: self.session.list_tools(), timeout, "tools/list")
         return list(result.tools)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], *, timeout: float = CALL_TIMEOUT) -> Any:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], *, timeout: float = CALL_TIMEOUT, progress: Any = None
+    ) -> Any:
         """The app's CallToolResult, unchanged; AppNotAvailableError if it dies, stays stopped
-        or does not answer."""
+        or does not answer. ``progress(progress, total, message)``, if given, asks the app for
+        progress notifications and hears them. Cancelling the caller cancels the app's call."""
         return await self._bounded(
-            lambda: self.session.call_tool(name, arguments, read_timeout_seconds=timeout), timeout, name
+            lambda: self.session.call_tool(name, arguments, read_timeout_seconds=timeout, progress_callback=progress),
+            timeout,
+            name,
         )
 
     async def _bounded(self, make: Any, timeout: float, what: str) -> Any:
