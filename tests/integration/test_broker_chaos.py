@@ -249,6 +249,109 @@ def end_processes(pids: list[int], timeout: float = 30.0) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+# -- all of it at once --------------------------------------------------------------------------
+
+
+def test_chaos_a_stopped_a_hung_and_a_killed_app_hold_up_no_other_call_listing_or_launch(
+    fleet: dict[str, App], home: Path, display: str | None, tmp_path: Path
+) -> None:
+    sleepy, frozen = fleet["sleepy"], fleet["frozen"]
+    doomed = App("doomed", home, display, custom=True)
+    launched_pids: list[int] = []
+    controls: list[Path] = []
+
+    async def launch(s: Session, tag: str) -> Any:
+        control = tmp_path / f"{tag}.stop"
+        controls.append(control)
+        result = await s.call(
+            "wpf_launch_app", script=str(PLAIN_APP), args=[str(control)], name=tag, allow="read", timeoutSeconds=90
+        )
+        assert not result.is_error, result.structured_content
+        launched_pids.append(result.structured_content["pid"])
+        # Closed at once, so the launches measured later do not share the machine with it.
+        control.write_text("return")
+        return result
+
+    async def measure(s: Session, phase: str) -> dict[str, float]:
+        counter = iter(range(1000))
+        out: dict[str, float] = {}
+        for name in ("north", "south"):
+            out[name], results = await median_seconds(lambda name=name: s.call("wpf_get_windows", app=name))
+            assert not any(r.is_error for r in results), [r.structured_content for r in results]
+        out["find"], results = await median_seconds(lambda: s.call("wpf_find_elements", app="north", locator="Button"))
+        assert not any(r.is_error for r in results)
+        out["list"], _ = await median_seconds(lambda: s.call("wpf_list_apps"))
+        out["launch"], _ = await median_seconds(lambda: launch(s, f"{phase}-{next(counter)}"), samples=3)
+        return out
+
+    async def pester(s: Session, stop_at: asyncio.Event) -> list[str]:
+        """Keep calling the apps that do not answer, as an agent that has not noticed would."""
+        codes: list[str] = []
+        while not stop_at.is_set():
+            for name in ("sleepy", "frozen", "doomed"):
+                result = await s.call("wpf_get_windows", app=name)
+                codes.append(result.structured_content.get("code", "ok") if result.is_error else "ok")
+        return codes
+
+    async def body() -> None:
+        async with broker(home) as s:
+            await until(lambda: _lists(s, {*fleet, "doomed"}), "every app is listed")
+            before = await measure(s, "before")
+
+            # The faults: a call in flight on doomed when it is killed, sleepy stopped, frozen hung.
+            assert "doomed__slow" in await s.tool_names()
+            slow = asyncio.ensure_future(s.call("doomed__slow", seconds=60))
+            assert await asyncio.to_thread(doomed.lines.json, 30) == {"slowStarted": 60}
+            stop(sleepy)
+            frozen.send("block 300")
+            assert await said(frozen, "blocked") == 300.0
+            os.kill(doomed.pid, signal.SIGKILL)
+            failed = await asyncio.wait_for(slow, 15)
+            assert failed.is_error and failed.structured_content["code"] == "APP_NOT_AVAILABLE"
+
+            stop_pestering = asyncio.Event()
+            pestering = asyncio.ensure_future(pester(s, stop_pestering))
+            try:
+                during = await measure(s, "during")
+                apps = listed(await s.call("wpf_list_apps"))
+                assert "doomed" not in apps, "a killed app is dropped"
+                assert apps["sleepy"]["responding"] is False and apps["frozen"]["responding"] is False
+                assert all(apps[n]["responding"] for n in ("north", "south"))
+            finally:
+                stop_pestering.set()
+                codes = await asyncio.wait_for(pestering, 60)
+            assert {"APP_NOT_AVAILABLE", "DISPATCHER_BUSY"} <= set(codes), codes
+
+            for key, what in (
+                ("north", "wpf_get_windows on a well app"),
+                ("south", "wpf_get_windows on another well app"),
+                ("find", "wpf_find_elements on a well app"),
+                ("list", "wpf_list_apps"),
+            ):
+                assert_within_twice(what, before[key], during[key], CALL_SLACK)
+            assert_within_twice("wpf_launch_app", before["launch"], during["launch"], LAUNCH_SLACK)
+
+            # Recovery, with the same broker: the stopped app when continued, the hung one when free.
+            cont(sleepy)
+            frozen.send("unblock")
+            await until(lambda: responding(s, "sleepy"), "the continued app answers again")
+            await until(lambda: responding(s, "frozen"), "the unblocked app answers again")
+            for name in ("sleepy", "frozen"):
+                assert (await s.ok("wpf_get_session_info", app=name))["appName"] == name
+            await s.error("wpf_get_windows", "APP_NOT_AVAILABLE", app="doomed")
+
+    try:
+        run(body, deadline=540)
+    finally:
+        cont(sleepy)
+        with contextlib.suppress(OSError):
+            frozen.send("unblock")
+        doomed.kill()
+        for control in controls:
+            control.write_text("return")
+        end_processes(launched_pids)
+
+
 async def _lists(s: Session, names: set[str]) -> bool:
     return set(listed(await s.call("wpf_list_apps"))) >= names
 
