@@ -117,7 +117,13 @@ async def said(app: App, key: str) -> Any:
 
 
 def stop(app: App) -> None:
+    """SIGSTOP, and return once the process is stopped (the signal lands a moment later)."""
     os.kill(app.pid, signal.SIGSTOP)
+    process = psutil.Process(app.pid)
+    deadline = time.monotonic() + 10
+    while process.status() != psutil.STATUS_STOPPED:
+        assert time.monotonic() < deadline, process.status()
+        time.sleep(0.01)
 
 
 def cont(app: App) -> None:

@@ -274,7 +274,9 @@ class AppRegistry:
             await asyncio.wait(waiting, timeout=wait)
         for rec in self.apps.values():
             if rec.responding and rec.check is not None and not rec.check.done():
-                rec.mark(responding=False, note=f"it did not answer within {wait:g} s")
+                # Stopped meanwhile (a SIGSTOP lands a moment after it is sent): say so.
+                stopped = process_state(rec.manifest.pid) == "stopped"
+                rec.mark(responding=False, note=STOPPED_NOTE if stopped else f"it did not answer within {wait:g} s")
 
     def recheck_unresponsive(self) -> None:
         """Start a check of every app that is not responding (a scan does, every second), so
