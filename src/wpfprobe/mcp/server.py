@@ -31,6 +31,7 @@ from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Tier
 from wpfprobe.mcp.tools import check_tier
+from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
 
 if TYPE_CHECKING:
     from wpfprobe.mcp.custom import CustomTool
@@ -376,12 +377,17 @@ class _Runner:
     def __init__(self, app: Any, sock: socket.socket) -> None:
         import uvicorn  # noqa: PLC0415
 
+        # No log_level, access_log=True and no log_config: anything else makes uvicorn reconfigure
+        # its loggers process-wide (levels, and the access logger's handlers), which are the app's
+        # if it runs uvicorn itself. What uvicorn logs on this server's thread goes to wpfprobe's
+        # own log at DEBUG, never to the app's stderr (wirelog.py).
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2, log_config=None
+            app, log_level=None, access_log=True, lifespan="on", timeout_graceful_shutdown=2, log_config=None
         )
         self._server = uvicorn.Server(config)
         self._sock = sock
-        self._thread = threading.Thread(target=self._run, name="wpfprobe-mcp-http", daemon=True)
+        # The name tells wirelog which log records are this server's.
+        self._thread = threading.Thread(target=self._run, name=f"{SERVER_THREAD_PREFIX}-http", daemon=True)
         self.done = threading.Event()
         self._error: BaseException | None = None
 
