@@ -231,6 +231,16 @@ def test_an_unknown_tool_far_from_any_name_suggests_tools_list(wire: WireApp) ->
 # -- HTTP ---------------------------------------------------------------------------------------------
 
 
+def test_get_with_last_event_id_is_not_a_server_error(wire: WireApp) -> None:
+    """Regression: with no event store, a GET carrying Last-Event-ID got HTTP 500 (the SDK returned
+    without answering) and uvicorn printed "ASGI callable returned without starting response"."""
+    session, _ = wire.initialize()
+    for event_id in ("0", "x", "abc_123", "9" * 200):
+        reply = wire.send("GET", session=session, headers={"Accept": "text/event-stream", "Last-Event-ID": event_id})
+        assert reply.status < 500, (event_id, reply)
+        assert reply.status in (200, 409), (event_id, reply)
+
+
 def raw_exchange(wire: WireApp, request: bytes, *, wait: float = 20.0) -> bytes:
     """Send bytes, read until the server closes or answers a complete response head."""
     with socket.create_connection((wire.host, wire.port), timeout=wait) as sock:
@@ -278,3 +288,47 @@ def test_a_client_that_hangs_up_mid_body_leaves_no_trace(wire: WireApp) -> None:
         sock.sendall(head)
         # The server has the head and is reading the body when the client goes.
         assert wire.send(body={"jsonrpc": "2.0", "id": 1, "method": "ping"}).status in (200, 400)
+
+
+def test_a_trailing_slash_serves_the_same_endpoint(wire: WireApp) -> None:
+    """Regression: POST /mcp/ answered 307 (a redirect a client may follow with another method)."""
+    reply = wire.send(path=wire.path + "/", body=initialize_body())
+    assert reply.status == 200, reply
+    assert reply.messages()[0]["result"]["serverInfo"]["name"] == "wpfprobe"
+
+
+def test_other_paths_get_a_json_404(wire: WireApp) -> None:
+    for path in ("/", "/elsewhere", wire.path + "/x", wire.path + "//"):
+        reply = wire.send(path=path, body=initialize_body())
+        assert reply.status == 404, (path, reply)
+        assert (reply.header("content-type") or "").startswith("application/json"), reply
+        assert set(json.loads(reply.body)) == {"code", "message"}
+
+
+def test_sessions_beyond_the_cap_evict_the_least_recently_used(wire: WireApp) -> None:
+    """Regression: every initialize kept a session for 30 minutes (up to 10,000): 3,000 abandoned ones
+    took an app from 184 to 304 MiB. Now at most MAX_SESSIONS live; the least recently used goes,
+    its id answers 404, and its client can initialize again."""
+    from wpfprobe.mcp.httpwire import MAX_SESSIONS
+
+    oldest, _ = wire.initialize()
+    kept, _ = wire.initialize()
+    fresh = [wire.initialize()[0] for _ in range(MAX_SESSIONS - 2)]
+    # Using a session makes it recent: "kept" must outlive the evictions below, "oldest" not.
+    assert "result" in wire.rpc(kept, "ping")
+    for _ in range(2):
+        fresh.append(wire.initialize()[0])
+    evicted = wire.send(body={"jsonrpc": "2.0", "id": 7, "method": "ping"}, session=oldest)
+    assert evicted.status == 404, evicted
+    assert "result" in wire.rpc(kept, "ping"), "a recently used session survives"
+    assert "result" in wire.rpc(fresh[-1], "ping")
+    again, _ = wire.initialize()
+    assert "result" in wire.rpc(again, "ping"), "the evicted client can start over"
+    for session in (*fresh, kept, again):
+        wire.send("DELETE", session=session)
+
+
+def test_a_deleted_session_is_gone_and_frees_its_place(wire: WireApp) -> None:
+    session, _ = wire.initialize()
+    assert wire.send("DELETE", session=session).status == 200
+    assert wire.send(body={"jsonrpc": "2.0", "id": 7, "method": "ping"}, session=session).status == 404

@@ -30,6 +30,7 @@ from wpfprobe.api.probe import Probe, attach
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Tier
+from wpfprobe.mcp import httpwire
 from wpfprobe.mcp.tools import check_tier
 from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
 
@@ -268,9 +269,12 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
+        session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
+        max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
     settings = probe.engine.settings
-    guarded = Guard(mcp_app, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    wire = httpwire.HttpWire(mcp_app, path=MCP_PATH)
+    guarded = Guard(wire, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
     runner = _Runner(guarded, sock)
     runner.start()
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
@@ -354,21 +358,7 @@ class Guard:
 async def _refuse(
     send: Any, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None
 ) -> None:
-    import json  # noqa: PLC0415
-
-    body = json.dumps({"code": code, "message": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *(extra or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await httpwire.json_response(send, status, code, message, extra)
 
 
 class _Runner:
