@@ -172,6 +172,30 @@ def test_served_methods_with_bad_params_are_invalid_params(wire: WireApp) -> Non
     assert wire.rpc(session, "ping")["result"] == {}
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"jsonrpc": "2.0", "id": 1},
+        [],
+        [{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+        {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+        "x",
+        5,
+    ],
+    ids=["no method", "empty batch", "batch", "jsonrpc 1.0", "a string", "a number"],
+)
+def test_a_body_that_is_no_json_rpc_message_is_invalid_request(wire: WireApp, body: Any) -> None:
+    """Regression: the SDK answered -32602 Invalid params with pydantic's account of the body
+    (JSON-RPC 2.0: a body that is not a valid Request object is -32600 Invalid Request)."""
+    session, _ = wire.initialize()
+    for with_session in (session, None):
+        reply = wire.send(body=body, session=with_session)
+        assert reply.status == 400, reply
+        error = reply.messages()[0]["error"]
+        assert error["code"] == -32600, reply
+        assert "validation error" not in error["message"].lower()
+
+
 # -- arguments arrive as they were sent -----------------------------------------------------------
 
 

@@ -8,6 +8,9 @@
   and its error on the app's stderr). The server never sends event ids, so the
   header cannot name anything it sent: it is ignored, and the GET opens the
   session's stream as usual.
+- A body that is no JSON-RPC message (no method, a batch, ``"jsonrpc": "1.0"``, a
+  bare string) is -32600 Invalid Request, as JSON-RPC 2.0 says; the SDK answers
+  -32602 Invalid params with pydantic's account of the body.
 - Bounded sessions. The SDK keeps a session until its client deletes it or it
   idles for 30 minutes, up to 10,000 of them: 3,000 initializes never deleted
   took an app from 184 to 304 MiB (about 40 KiB each). At most
@@ -64,6 +67,8 @@ class HttpWire:
         if scope["method"] == "GET":
             headers = [(k, v) for k, v in headers if k.lower() != b"last-event-id"]
         scope = {**scope, "path": self._path, "raw_path": self._path.encode(), "headers": headers}
+        if scope["method"] == "POST":
+            send = _invalid_request_as_such(send)
         session = next((v.decode("latin-1") for k, v in headers if k.lower() == _SESSION_HEADER), None)
         if session is None:
             await self._open(scope, receive, send)
@@ -145,6 +150,49 @@ class HttpWire:
             return None
 
         await self.app(delete, receive, discard)
+
+
+_SDK_ENVELOPE_ERROR = "Validation error:"
+INVALID_REQUEST = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {
+        "code": -32600,
+        "message": "Invalid Request: the body must be one JSON-RPC 2.0 request, notification or response object.",
+    },
+}
+
+
+def _invalid_request_as_such(send: Any) -> Any:
+    """``send``, except that the SDK's answer to a body that is no JSON-RPC message (a 400
+    with -32602 and its validation text) goes out as -32600 Invalid Request."""
+    held: dict[str, Any] | None = None
+    chunks: list[bytes] = []
+
+    async def rewrite(message: dict[str, Any]) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start" and message["status"] == 400:
+            held = message
+            return
+        if held is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body"):
+            return
+        body = b"".join(chunks)
+        try:
+            answer = json.loads(body)
+            error = answer.get("error") or {}
+            if error.get("code") == -32602 and str(error.get("message", "")).startswith(_SDK_ENVELOPE_ERROR):
+                body = json.dumps(INVALID_REQUEST).encode()
+        except (ValueError, AttributeError):
+            pass
+        headers = [(k, v) for k, v in held.get("headers", []) if k.lower() != b"content-length"]
+        await send({**held, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return rewrite
 
 
 async def json_response(
