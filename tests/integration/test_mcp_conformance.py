@@ -122,6 +122,7 @@ class TokenProxy:
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="token-proxy", daemon=True)
+        self._stopping: asyncio.Event
         self.port = 0
 
     def __enter__(self) -> TokenProxy:
@@ -130,23 +131,42 @@ class TokenProxy:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
+        self._loop.call_soon_threadsafe(self._stopping.set)
+        self._thread.join(30)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
 
     def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self._loop.run_until_complete(self._main())
+        self._loop.close()
+
+    async def _main(self) -> None:
+        self._stopping = asyncio.Event()
+        connections: set[asyncio.Task[None]] = set()
+
+        async def serve(client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter) -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            connections.add(task)
+            try:
+                await self._serve(client_in, client_out)
+            except asyncio.CancelledError:
+                pass  # the proxy is stopping; ending normally keeps asyncio from reporting the task
+            finally:
+                connections.discard(task)
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
-        try:
-            self._loop.run_forever()
-        finally:
-            server.close()
-            self._loop.close()
+        await self._stopping.wait()
+        server.close()
+        # Streams still open (an event stream the suite left): closed here, not left to the GC.
+        for task in list(connections):
+            task.cancel()
+        await asyncio.gather(*connections, return_exceptions=True)
+        await server.wait_closed()
 
     def _translate(self, value: str) -> str:
         for host in ("127.0.0.1", "localhost"):
@@ -175,9 +195,12 @@ class TokenProxy:
                 asyncio.ensure_future(_pump(upstream_in, client_out)),
             }
             # The server closes after its answer (Connection: close); the client may hang up first.
-            _, pending = await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
-            for pump in pending:
-                pump.cancel()
+            try:
+                await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for pump in pumps:
+                    pump.cancel()
+                await asyncio.gather(*pumps, return_exceptions=True)
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             pass
         finally:
