@@ -321,11 +321,9 @@ class Broker:
                 suggestion="Call wpf_list_apps to see the running apps and their tools, then tools/list again.",
                 detail={"tool": name, "apps": [rec.candidate().summary() for rec in self.registry.apps.values()]},
             )
-        raise InvalidArgumentError(
-            f"Unknown tool {name!r}.",
-            suggestion="Call tools/list for the tools this broker offers; start with wpf_list_apps.",
-            detail={"tool": name},
-        )
+        from wpfprobe.mcp.toolserver import unknown_tool  # noqa: PLC0415
+
+        raise unknown_tool(name, self._names(), listing="wpf_list_apps, then tools/list,")
 
     async def _list_apps(self, args: dict[str, Any]) -> types.CallToolResult:
         try:

@@ -30,7 +30,9 @@ from wpfprobe.api.probe import Probe, attach
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Tier
+from wpfprobe.mcp import httpwire
 from wpfprobe.mcp.tools import check_tier
+from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
 
 if TYPE_CHECKING:
     from wpfprobe.mcp.custom import CustomTool
@@ -267,9 +269,12 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
+        session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
+        max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
     settings = probe.engine.settings
-    guarded = Guard(mcp_app, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    wire = httpwire.HttpWire(mcp_app, path=MCP_PATH)
+    guarded = Guard(wire, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
     runner = _Runner(guarded, sock)
     runner.start()
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
@@ -353,21 +358,7 @@ class Guard:
 async def _refuse(
     send: Any, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None
 ) -> None:
-    import json  # noqa: PLC0415
-
-    body = json.dumps({"code": code, "message": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *(extra or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await httpwire.json_response(send, status, code, message, extra)
 
 
 class _Runner:
@@ -376,12 +367,17 @@ class _Runner:
     def __init__(self, app: Any, sock: socket.socket) -> None:
         import uvicorn  # noqa: PLC0415
 
+        # No log_level, access_log=True and no log_config: anything else makes uvicorn reconfigure
+        # its loggers process-wide (levels, and the access logger's handlers), which are the app's
+        # if it runs uvicorn itself. What uvicorn logs on this server's thread goes to wpfprobe's
+        # own log at DEBUG, never to the app's stderr (wirelog.py).
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2, log_config=None
+            app, log_level=None, access_log=True, lifespan="on", timeout_graceful_shutdown=2, log_config=None
         )
         self._server = uvicorn.Server(config)
         self._sock = sock
-        self._thread = threading.Thread(target=self._run, name="wpfprobe-mcp-http", daemon=True)
+        # The name tells wirelog which log records are this server's.
+        self._thread = threading.Thread(target=self._run, name=f"{SERVER_THREAD_PREFIX}-http", daemon=True)
         self.done = threading.Event()
         self._error: BaseException | None = None
 
