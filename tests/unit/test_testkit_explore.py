@@ -98,6 +98,26 @@ def test_each_distinct_failure_is_one_complete_minimized_ticket(explored: tuple[
     assert "KeyError" in key_error.actual and "process" in key_error.hypothesis[0]
 
 
+def test_a_crash_ticket_keeps_the_screen_and_tree_from_just_before_the_fatal_step(
+    explored: tuple[Path, object, ShopFactory],
+) -> None:
+    """Regression (issue 18): a crash ticket's screens/ was empty; the app was gone before anything could be
+    captured after the step, and nothing was kept from before it."""
+    crash = next(t for t in all_tickets(explored[0]) if t.signature == CRASH)
+    folder = Path(str(crash.path))
+    last = len(crash.repro_steps)
+    assert [p.name for p in (folder / "screens").glob("*.png")] == [f"before-step-{last:02d}.png"]
+    assert (folder / "screens" / f"before-step-{last:02d}.png").read_bytes().startswith(b"\x89PNG")
+    tree = (folder / "snapshots" / f"before-step-{last:02d}.txt").read_text(encoding="utf-8")
+    assert "crashButton" in tree
+    assert {e.path for e in crash.evidence} >= {
+        f"screens/before-step-{last:02d}.png",
+        f"snapshots/before-step-{last:02d}.txt",
+    }
+    repro = json.loads((folder / "repro.actions.json").read_text(encoding="utf-8"))
+    assert all("screenshotBefore" not in s and "treeBefore" not in s for s in repro["steps"])
+
+
 def test_the_same_seed_makes_the_same_choices_and_finds_the_same_failures(tmp_path: Path) -> None:
     first, _ = run(tmp_path / "a", seed=11, steps=60, minimize=False)
     second, _ = run(tmp_path / "b", seed=11, steps=60, minimize=False)

@@ -134,6 +134,10 @@ class TraceStep(_Model):
     tree: str | None = None
     """Path, relative to the session folder, of the compact element tree after the step."""
     screenshot: str | None = None
+    tree_before: str | None = None
+    """Kept for a step that failed: the element tree just before it (a crash leaves no tree after it)."""
+    screenshot_before: str | None = None
+    """Kept for a step that failed: the screen just before it (a crash or a hang leaves no screen after it)."""
     note: str | None = None
 
     @property

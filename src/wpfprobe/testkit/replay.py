@@ -48,6 +48,8 @@ class ReplayResult:
     fallbacks: list[tuple[int, str]] = field(default_factory=list)
     """(index, locator) where a fallback locator found the element."""
     steps: list[TraceStep] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    """Indexes of the steps that could not be applied and were left out (``skip_unapplied``)."""
 
     @property
     def valid(self) -> bool:
@@ -97,8 +99,13 @@ def replay(
     max_gap_ms: int = 2000,
     checks: Sequence[Invariant] = (),
     start: bool = True,
+    skip_unapplied: bool = False,
 ) -> ReplayResult:
-    """Run ``steps`` on a freshly started app (``start``) and compare with what was expected."""
+    """Run ``steps`` on a freshly started app (``start``) and compare with what was expected.
+
+    ``skip_unapplied``: a step that cannot be applied is left out and the replay goes on (the app
+    never saw it), instead of ending the replay as a divergence; minimization runs its candidates so.
+    """
     result = ReplayResult()
     if start:
         runner.start_app()
@@ -121,6 +128,9 @@ def replay(
         result.steps.append(report.step)
         if report.step.used_locator and step.target and report.step.used_locator != step.target.locator:
             result.fallbacks.append((index, report.step.used_locator))
+        if not report.applied and skip_unapplied:
+            result.skipped.append(index)
+            continue
         if not report.applied:
             error = report.step.error
             result.diverged = Divergence(

@@ -7,7 +7,10 @@ several), the next is tried and the step notes which one worked; a step no
 locator could apply is ``not-applied`` (the app did not see it). After the
 step: the app's events since the last step (exceptions, windows), whether its
 process is alive and its UI thread answers, new binding errors, and the
-element trees of its windows (kept per step). A failure gets a screenshot.
+element trees of its windows (kept per step). A failure gets a screenshot
+after it, and the screen and the tree just before it (a screenshot is taken
+before every step and the last one kept: a step that kills the app leaves
+nothing to capture after it).
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ class RunnerOptions:
     tree_depth: int = 10
     screenshots: bool = False
     """A screenshot after every step (always one on a failure)."""
+    screen_before: bool = True
+    """A screenshot just before every step, the last one kept in memory and saved with a step that fails: a
+    step that kills or hangs the app leaves no screen after it, and the one before is what a person wants."""
     binding_errors: bool = True
     hang_seconds: float = 10.0
     """How long a UI thread that does not answer gets before it counts as hung."""
@@ -164,6 +170,7 @@ class Runner:
         assert self.app is not None, "start_app first"
         self._seq += 1
         seq = self._seq
+        before = self._before(spec)
         wall = _dt.datetime.now(_dt.timezone.utc)
         mono = time.monotonic()
         outcome: CallOutcome | None = None
@@ -225,7 +232,7 @@ class Runner:
                 if shot is not None:
                     step = step.model_copy(update={"screenshot": self.session.relative(shot)})
         if failures:
-            step = step.model_copy(update={"failure": failures[0].signature})
+            step = step.model_copy(update={"failure": failures[0].signature, **self._keep_before(seq, before)})
             for failure in failures:
                 self.log.warning("step %d: %s [%s]", seq, failure.one_line(), failure.signature)
         if self.writer is not None:
@@ -234,6 +241,27 @@ class Runner:
             self.steps.append(step)
         self.log.info("step %d: %s %s -> %s", seq, step.action, used or "", step.outcome if outcome else "check")
         return StepReport(step, outcome, failures, observation)
+
+    def _before(self, spec: StepSpec) -> tuple[Observation | None, bytes | None]:
+        """What the app showed just before a step: the last look at its trees, and a screenshot."""
+        png = None
+        if spec.action != "check" and self.options.screen_before and self.app is not None and self.app.alive():
+            shot = self.call("wpf_capture_screenshot", {}, timeout=15)
+            png = shot.png if shot.ok else None
+        return self.last_observation, png
+
+    def _keep_before(self, seq: int, before: tuple[Observation | None, bytes | None]) -> dict[str, str]:
+        observation, png = before
+        kept: dict[str, str] = {}
+        if png:
+            path = self.session.path / "screens" / f"step-{seq:04d}-before.png"
+            path.write_bytes(png)
+            kept["screenshot_before"] = self.session.relative(path)
+        if observation is not None and observation.ok and observation.text:
+            path = self.session.path / "trees" / f"step-{seq:04d}-before.txt"
+            path.write_text(observation.text + "\n", encoding="utf-8")
+            kept["tree_before"] = self.session.relative(path)
+        return kept
 
     def _seen(self, locator: str | None) -> StepTarget | None:
         """The element ``locator`` names as the last look at the app showed it (its own locator, or ``#name``)."""

@@ -179,6 +179,25 @@ def write_ticket(
                                 description="The element tree after the failing step.",
                             )
                         )
+            if index == len(steps) - 1:
+                # What the app showed just before the failing step: after a crash or a hang it is the
+                # only screen there is, and the tree before it when no earlier step left one.
+                if step.tree_before and (session_path / step.tree_before).exists():
+                    name = f"before-step-{index + 1:02d}.txt"
+                    shutil.copyfile(session_path / step.tree_before, folder / "snapshots" / name)
+                    tree_before = tree_before or (session_path / step.tree_before).read_text(encoding="utf-8")
+                    evidence.append(
+                        Evidence(
+                            kind="tree",
+                            path=f"snapshots/{name}",
+                            description="The element tree before the failing step.",
+                        )
+                    )
+                if step.screenshot_before and (session_path / step.screenshot_before).exists():
+                    name = f"before-step-{index + 1:02d}.png"
+                    shutil.copyfile(session_path / step.screenshot_before, folder / "screens" / name)
+                    what = f"Just before step {index + 1}, the failing step."
+                    evidence.append(Evidence(kind="screenshot", path=f"screens/{name}", description=what))
             if step.screenshot and (session_path / step.screenshot).exists():
                 name = f"step-{index + 1:02d}.png"
                 shutil.copyfile(session_path / step.screenshot, folder / "screens" / name)
@@ -210,7 +229,10 @@ def write_ticket(
     document = TraceDocument(
         title=_title(failure, last), target=dict(target), seed=seed,
         expected_failure={"signature": failure.signature, "kind": failure.kind, "message": failure.message},
-        steps=[s.model_copy(update={"tree": None, "screenshot": None}) for s in steps],
+        steps=[
+            s.model_copy(update={"tree": None, "screenshot": None, "tree_before": None, "screenshot_before": None})
+            for s in steps
+        ],
     )  # fmt: skip
     write_document(folder / "repro.actions.json", document)
     evidence.insert(

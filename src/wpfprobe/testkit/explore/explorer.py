@@ -352,8 +352,9 @@ class Explorer:
                     if record:
                         sub = SessionDir(session.artifacts, f"{session.session_id}/minimize-{n}")
                         return Runner(self.factory, sub, source="minimize", options=self.runner_options)
+                    # A candidate only answers "reproduced or not": its evidence is never shown.
                     options = RunnerOptions(
-                        trees=False, binding_errors=self.runner_options.binding_errors,
+                        trees=False, screen_before=False, binding_errors=self.runner_options.binding_errors,
                         hang_seconds=self.runner_options.hang_seconds, error_dialog=self.runner_options.error_dialog,
                     )  # fmt: skip
                     return Runner(self.factory, session, source="minimize", options=options, record=False)
