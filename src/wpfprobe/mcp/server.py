@@ -101,6 +101,7 @@ class ProbeHandle:
                 _manifest.remove(self.manifest_path)
             self._runner.stop(timeout)
             self.probe.engine.driver.close()
+            _release_ui_poster()
             if self._tools is not None and self._tools.recorder is not None:
                 self._tools.recorder.close()
             with _active_lock:
@@ -217,6 +218,14 @@ def start(
     atexit.register(handle.stop)
     _stop_with_ui(handle)
     return handle
+
+
+def _release_ui_poster() -> None:
+    """End the thread that posts to the UI thread: a stopped probe leaves no thread in the
+    app (``wpfprobe detach``); a later start makes a new one."""
+    from wpfprobe_clr._ui_thread import release_poster  # noqa: PLC0415
+
+    release_poster()
 
 
 def active_handle() -> ProbeHandle | None:
