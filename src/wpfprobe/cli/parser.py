@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_find(commands)
     _add_props(commands)
     _add_screenshot(commands)
+    _add_attach_commands(commands)
     from wpfprobe.cli.newcomers import add_init  # noqa: PLC0415
     from wpfprobe.cli.testing import add_commands as add_testing  # noqa: PLC0415
 
@@ -397,6 +398,11 @@ def _add_mcp(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--artifacts", type=Path, default=Path("artifacts"), metavar="DIR",
         help="where wpf_run_scenario and wpf_file_ticket write sessions and tickets (./artifacts)",
     )  # fmt: skip
+    mcp.add_argument(
+        "--allow", choices=("read", "interact", "mutate"), default="read", metavar="TIER",
+        help="what the broker itself may do: read (default); interact adds wpf_attach_app, which enters a "
+        "running app (attaching at most at this tier)",
+    )  # fmt: skip
     mcp.set_defaults(handler=_cli_handler("mcp"))
 
 
@@ -459,6 +465,84 @@ def _add_screenshot(commands: argparse._SubParsersAction[argparse.ArgumentParser
     shot.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.png", help="where to write the PNG")
     shot.add_argument("--json", action="store_true", help="print {nodeId, width, height, file} as JSON")
     shot.set_defaults(handler=_cli_handler("screenshot"))
+
+
+# -- ps, attach, detach (SPEC section 10) ----------------------------------------------------------
+
+_ATTACH_EPILOG = """\
+The app keeps running as it was: the probe starts inside it on threads of its own
+(as wpfprobe.start() would), listens on 127.0.0.1 and writes its manifest; the
+token is made inside the app and never printed. Attaching twice answers with the
+same app id. Linux: Python 3.10-3.13 is entered with gdb (apt-get install gdb),
+3.14 and later with sys.remote_exec. A Mono app must run with
+MONO_THREADS_SUSPEND=preemptive. See docs/attach.md.
+
+exit status:
+  0  attached (or a probe was already inside): appId, pid and url printed
+  1  refused (ATTACH_REFUSED: another user's process, not a pythonnet app,
+     tracing not permitted, Mono's suspend mode) or failed: why and the fix
+  2  usage error
+  3  no such process, several match, or it is not available (gone, stopped,
+     its UI thread not answering)
+"""
+
+
+def _add_attach_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from wpfprobe.mcp.tools import TIERS  # noqa: PLC0415
+
+    ps = commands.add_parser(
+        "ps", help="list your running pythonnet apps (to attach to)",
+        description="Your processes that loaded a CLR through pythonnet, read from outside (nothing is injected): "
+        "pid, Python version, runtime, the probe inside if any, window titles, command line.",
+        formatter_class=_Formatter,
+    )  # fmt: skip
+    ps.add_argument("--json", action="store_true", help="print a JSON list")
+    ps.set_defaults(handler=_attaching("ps"))
+    attach = commands.add_parser(
+        "attach", help="start the probe inside a pythonnet app that is already running",
+        description="Start the probe's server inside a running pythonnet app, without restarting it.",
+        usage="wpfprobe attach [-h] (PID | --name NAME | --title REGEX) [--allow TIER] [--app-name NAME] "
+        "[--timeout S] [--json]",
+        epilog=_ATTACH_EPILOG, formatter_class=_Formatter,
+    )  # fmt: skip
+    attach.add_argument("pid", nargs="?", type=int, metavar="PID", help="the process (see `wpfprobe ps`)")
+    attach.add_argument("--name", metavar="NAME", help="the one app whose process or script is NAME")
+    attach.add_argument("--title", metavar="REGEX", help="the one app with a window title matching REGEX")
+    attach.add_argument("--allow", choices=TIERS, default="read", metavar="TIER",
+                        help="read (default), interact (input) or mutate (set properties)")  # fmt: skip
+    attach.add_argument("--app-name", metavar="NAME", help="the app's name in the manifest (default: its script's)")
+    attach.add_argument("--timeout", type=float, default=45.0, metavar="S", help="seconds to wait in all (45)")
+    attach.add_argument("--json", action="store_true", help="print appId, pid, url, tier and warnings as JSON")
+    attach.set_defaults(handler=_attach)
+    detach = commands.add_parser(
+        "detach", help="stop the probe that `wpfprobe attach` started in an app",
+        description="Stop the probe `wpfprobe attach` started in a running app and remove its manifest; "
+        "the app runs on as before, with no thread or port of the probe left.",
+        formatter_class=_Formatter,
+    )  # fmt: skip
+    detach.add_argument("pid", type=int, metavar="PID", help="the process")
+    detach.add_argument("--timeout", type=float, default=20.0, metavar="S", help="seconds to wait (20)")
+    detach.add_argument("--json", action="store_true", help="print the result as JSON")
+    detach.set_defaults(handler=_attaching("detach"))
+
+
+def _attach(args: argparse.Namespace) -> int:
+    chosen = [given for given in (args.pid, args.name, args.title) if given is not None]
+    if len(chosen) != 1:
+        return _usage_error("give exactly one of PID, --name NAME or --title REGEX")
+    if not args.timeout > 0:
+        return _usage_error("--timeout must be a positive number of seconds")
+    return _attaching("attach")(args)
+
+
+def _attaching(command: str) -> Handler:
+    def handle(args: argparse.Namespace) -> int:
+        from wpfprobe.cli import attaching  # noqa: PLC0415 - reads processes from outside, never loads the CLR
+
+        handler: Handler = getattr(attaching, command)
+        return handler(args)
+
+    return handle
 
 
 def _cli_handler(command: str) -> Handler:

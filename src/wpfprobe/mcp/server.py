@@ -79,6 +79,7 @@ class ProbeHandle:
         self._stopped = threading.Event()
         self.manifest_path: Path | None = None
         self._tools: ToolServer | None = None
+        self._routes: _Routes | None = None
         # Started by `wpfprobe run` on the app's behalf: the app's own start() replaces it.
         self._replaceable = False
 
@@ -111,6 +112,13 @@ class ProbeHandle:
 
                     serve_registrations(None)
             self._stopped.set()
+
+    def add_route(self, path: str, app: Any) -> None:
+        """Serve the ASGI ``app`` at ``path`` beside the MCP endpoint, behind the same guard
+        (loopback Host and Origin, the bearer token). ``wpfprobe attach`` serves its detach here."""
+        if self._routes is None:
+            raise InvalidArgumentError("Only an HTTP probe serves routes of its own.")
+        self._routes.routes[path] = app
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the server stops (stdio: when the client disconnects)."""
@@ -278,11 +286,13 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         ),
     )
     settings = probe.engine.settings
-    guarded = Guard(mcp_app, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    routes = _Routes(mcp_app)
+    guarded = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
     runner = _Runner(guarded, sock)
     runner.start()
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
     handle = ProbeHandle(probe=probe, transport="http", tier=tier, url=url, token=token, runner=runner)
+    handle._routes = routes
     handle.manifest_path = _write_manifest(probe, url=url, token=token, tier=tier)
     return handle
 
@@ -309,6 +319,18 @@ def _write_manifest(probe: Probe, *, url: str, token: str, tier: Tier) -> Path:
         version=__version__,
     )
     return _manifest.write(manifest)
+
+
+class _Routes:
+    """The MCP app, plus the exact paths added with ``ProbeHandle.add_route`` (behind the guard)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.routes: dict[str, Any] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        route = self.routes.get(scope.get("path", "")) if scope["type"] == "http" else None
+        await (route or self.app)(scope, receive, send)
 
 
 class Guard:
