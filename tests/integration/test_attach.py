@@ -150,6 +150,7 @@ class Target:
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()
     return tmp_path / "home"
 
 
@@ -472,3 +473,82 @@ def test_detach_refuses_a_probe_the_app_started_itself(home: Path, display: str 
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+# -- the broker ---------------------------------------------------------------------------------
+
+
+def test_the_broker_lists_attachable_apps_and_attaches_when_allowed(
+    targets: list[Target], tmp_path: Path, home: Path
+) -> None:
+    import asyncio
+
+    from test_broker import broker
+
+    target = start_target(targets, tmp_path)
+    pid = target.pid
+
+    async def read_only() -> None:
+        async with broker(home) as s:
+            assert "wpf_attach_app" not in await s.tool_names(), "a read-only broker must not enter processes"
+            listed = await s.ok("wpf_list_apps")
+            row = next(a for a in listed["attachable"] if a["pid"] == pid)
+            assert row["name"] == "attach_target" and row["runtime"] == "mono"
+            assert any(t.startswith("attach target") for t in row["windows"])
+
+    async def interact() -> None:
+        async with broker(home, extra_args=["--allow", "interact"]) as s:
+            assert "wpf_attach_app" in await s.tool_names()
+            err = await s.error("wpf_attach_app", "INVALID_ARGUMENT", pid=pid, allow="mutate")
+            assert "at most at the interact tier" in err["message"]
+            summary = await s.ok("wpf_attach_app", pid=pid, allow="interact")
+            assert summary["pid"] == pid and summary["tier"] == "interact" and "token" not in json.dumps(summary)
+            windows = await s.ok("wpf_get_windows", app=f"pid:{pid}")
+            assert windows["windows"][0]["title"] == "attach target main"
+            listed = await s.ok("wpf_list_apps")
+            assert pid in {a["pid"] for a in listed["apps"]}
+            assert pid not in {a["pid"] for a in listed["attachable"]}
+            again = await s.ok("wpf_attach_app", pid=pid)
+            assert again["probeAppId"] == summary["probeAppId"]
+            refused = await s.error("wpf_attach_app", "ATTACH_REFUSED", pid=os.getppid() if os.getppid() > 1 else 1)
+            assert refused["detail"]["reason"] in ("not-pythonnet", "another-user")
+
+    asyncio.run(asyncio.wait_for(read_only(), 90))
+    asyncio.run(asyncio.wait_for(interact(), 120))
+    assert cli(home, "detach", str(pid)).returncode == 0
+    target.assert_as_it_was(home)
+
+
+# -- profiles that name a running app -------------------------------------------------------------
+
+
+def test_a_profile_names_a_running_app_for_launch_and_scenarios(
+    targets: list[Target], tmp_path: Path, home: Path
+) -> None:
+    target = start_target(targets, tmp_path, ui_thread="worker")
+    title = "^attach target worker$"
+    added = cli(home, "profiles", "add", "running", "--allow", "interact", "--attach-title", title)
+    assert added.returncode == 0, added.stderr
+    listed = cli(home, "profiles", "list")
+    assert "running  [interact]  attach to the running app titled /^attach target worker$/" in listed.stdout
+    assert cli(home, "profiles", "add", "bad", "--attach-title", "x", "--", "python", "app.py").returncode == 2
+
+    scenario = tmp_path / "ping.yaml"
+    scenario.write_text(
+        "id: ping\ntitle: Ping the running app\nsteps:\n"
+        '  - action: click\n    locator: "#pingButton"\n'
+        '    expect:\n      - {assert: text_equals, locator: "#statusLabel", value: "Pinged 1"}\n',
+        encoding="utf-8",
+    )
+    ran = cli(home, "scenario", "run", str(scenario), "--profile", "running", "--artifacts", str(tmp_path / "art"),
+              "--json", timeout=180)  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert json.loads(ran.stdout)["passed"] == 1
+    target.assert_as_it_was(home)  # the run attached, and detached when it ended
+
+    launched = cli(home, "launch", "--profile", "running", "--json")
+    assert launched.returncode == 0, launched.stderr
+    assert json.loads(launched.stdout)["pid"] == target.pid and json.loads(launched.stdout)["attached"]
+    assert manifest_of(home, target.pid).tier == "interact"
+    assert cli(home, "detach", str(target.pid)).returncode == 0
+    target.assert_as_it_was(home)

@@ -18,7 +18,7 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from wpfprobe.broker.wire import AppSummary, _invalid, apps_text, result
+from wpfprobe.broker.wire import AppSummary, LaunchArgs, _invalid, apps_text, result
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.engine.engine import Tier
 
@@ -110,7 +110,6 @@ def attach_tool(tier: Tier) -> tuple[types.Tool, AttachCall] | None:
 
 async def _attach(broker: Any, args: dict[str, Any], *, ceiling: Tier) -> types.CallToolResult:
     from wpfprobe.apps.attach import attacher  # noqa: PLC0415
-    from wpfprobe.mcp.client import gone  # noqa: PLC0415
 
     try:
         parsed = AttachArgs.model_validate(args, by_alias=True, by_name=False)
@@ -124,12 +123,40 @@ async def _attach(broker: Any, args: dict[str, Any], *, ceiling: Tier) -> types.
             detail={"allow": parsed.allow, "brokerTier": ceiling},
         )
     done = await asyncio.to_thread(attacher.attach, parsed.pid, allow=parsed.allow, name=parsed.name)
+    return await _listed(broker, done.pid, done.app_id)
+
+
+async def attach_profile(broker: Any, parsed: LaunchArgs) -> types.CallToolResult | None:
+    """``wpf_launch_app {profile}`` of a profile that names a running app: attach to it (None for
+    a profile that launches). The user saved that profile, as they saved a command to launch."""
+    from wpfprobe.apps.attach.attacher import attach_running  # noqa: PLC0415
+    from wpfprobe.apps.profiles import get_profile  # noqa: PLC0415
+
+    if parsed.profile is None:
+        return None
+    profile = get_profile(parsed.profile)
+    if profile.attach is None:
+        return None
+    done = await asyncio.to_thread(
+        lambda: attach_running(
+            name=profile.attach.name if profile.attach else None, title=profile.attach.title if profile.attach else None,
+            allow=parsed.allow or profile.allow, app_name=parsed.name or profile.name, timeout=parsed.timeout_seconds,
+        )
+    )  # fmt: skip
+    return await _listed(broker, done.pid, done.app_id)
+
+
+async def _listed(broker: Any, pid: int, app_id: str) -> types.CallToolResult:
+    """The attached app as wpf_list_apps shows it, once the broker has admitted it."""
+    from wpfprobe.apps.attach import attacher  # noqa: PLC0415
+    from wpfprobe.mcp.client import gone  # noqa: PLC0415
+
     await broker.registry.refresh(titles=True)
-    rec = broker.registry.apps.get(done.app_id)
+    rec = broker.registry.apps.get(app_id)
     if rec is None:
-        manifest = attacher.probe_in(parsed.pid)
+        manifest = attacher.probe_in(pid)
         if manifest is None:
-            raise InvalidArgumentError(f"The probe in process {parsed.pid} started but its manifest is not found.")
+            raise InvalidArgumentError(f"The probe in process {pid} started but its manifest is not found.")
         raise gone(manifest, "it was attached but does not answer the broker")
     summary = rec.summary()
     return result(summary, apps_text([summary]))

@@ -358,6 +358,11 @@ class Broker:
             parsed = LaunchArgs.model_validate(args, by_alias=True, by_name=False)
         except ValidationError as exc:
             raise _invalid(LAUNCH_APP, exc) from None
+        from wpfprobe.broker.attach import attach_profile  # noqa: PLC0415
+
+        attached = await attach_profile(self, parsed)
+        if attached is not None:
+            return attached  # a profile that names a running app: attached to, not launched
         command, options = launch_plan(parsed)
         from wpfprobe.apps import launch as _launch  # noqa: PLC0415
 

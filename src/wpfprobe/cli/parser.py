@@ -240,6 +240,8 @@ def _launch(args: argparse.Namespace) -> int:
             if command:
                 return _usage_error("give either --profile or a command, not both")
             profile = get_profile(args.profile)
+            if profile.attach is not None:
+                return _launch_attach(args, profile)
             launched = launch(
                 profile.command, allow=args.allow or profile.allow, name=args.name or profile.name,
                 cwd=profile.cwd, env=profile.env, timeout=args.timeout,
@@ -263,6 +265,28 @@ def _launch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _launch_attach(args: argparse.Namespace, profile: Any) -> int:
+    """``launch --profile`` of a profile that names a running app: attach to it instead."""
+    import json  # noqa: PLC0415
+
+    from wpfprobe.apps.attach.attacher import attach_running  # noqa: PLC0415
+    from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
+
+    try:
+        done = attach_running(
+            name=profile.attach.name, title=profile.attach.title, allow=args.allow or profile.allow,
+            app_name=args.name or profile.name, timeout=args.timeout,
+        )  # fmt: skip
+    except ProbeError as err:
+        print(f"wpfprobe: {err.code}: {_explain(err)}", file=sys.stderr)
+        return EXIT_USAGE if err.code == "INVALID_ARGUMENT" else EXIT_FAILED
+    if args.json:
+        print(json.dumps({**done.to_json(), "appName": profile.name, "attached": True}))
+    else:
+        print(f"{done.app_id}  pid {done.pid}  {done.url}  (attached to the running app)")
+    return EXIT_OK
+
+
 def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from wpfprobe.apps.profiles import profiles_path  # noqa: PLC0415
 
@@ -279,8 +303,11 @@ def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     add = actions.add_parser(
         "add",
         help="save a profile",
-        usage="wpfprobe profiles add NAME [--allow TIER] [--cwd DIR] [--env KEY=VALUE] [--replace] -- python app.py [ARGS...]",
+        usage="wpfprobe profiles add NAME [--allow TIER] [--cwd DIR] [--env KEY=VALUE] [--replace] -- python app.py [ARGS...]"
+        "\n       wpfprobe profiles add NAME [--allow TIER] [--replace] (--attach-name NAME | --attach-title REGEX)",
     )
+    add.add_argument("--attach-name", metavar="NAME", help="attach to the running app of this process or script name")
+    add.add_argument("--attach-title", metavar="REGEX", help="attach to the running app with a window title matching")
     add.add_argument("name", metavar="NAME", help="letters, digits, '_' or '-' (up to 64)")
     add.add_argument("--allow", choices=("read", "interact", "mutate"), default="read", metavar="TIER")
     add.add_argument("--cwd", metavar="DIR", help="working directory of the app (default: none, the launcher's)")
@@ -306,13 +333,14 @@ def _profiles_list(args: argparse.Namespace) -> int:
     except InvalidArgumentError as err:
         return _usage_error(_explain(err))
     if args.json:
-        print(json.dumps([{**p.model_dump(mode="json", by_alias=True, exclude={"env"}), "env": sorted(p.env)}
-                          for p in profiles.values()]))  # fmt: skip
+        print(json.dumps([{**p.model_dump(mode="json", by_alias=True, exclude={"env"} if p.attach else {"env", "attach"}),
+                           "env": sorted(p.env)} for p in profiles.values()]))  # fmt: skip
         return EXIT_OK
     for p in profiles.values():
         where = f"  (cwd {p.cwd})" if p.cwd else ""
         env = f"  env: {', '.join(sorted(p.env))}" if p.env else ""
-        print(f"{p.name}  [{p.allow}]  {' '.join(p.command)}{where}{env}")
+        what = f"attach to {p.attach.describe()}" if p.attach is not None else " ".join(p.command)
+        print(f"{p.name}  [{p.allow}]  {what}{where}{env}")
     if not profiles:
         print("no profiles yet: wpfprobe profiles add NAME -- python app.py", file=sys.stderr)
     return EXIT_OK
@@ -323,8 +351,11 @@ def _profiles_add(args: argparse.Namespace) -> int:
     from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
 
     command = args.app_command
-    if not command:
-        return _usage_error("give the app's command after --, e.g. -- python app.py")
+    attach = {k: v for k, v in (("name", args.attach_name), ("title", args.attach_title)) if v is not None}
+    if attach and (command or args.cwd or args.env):
+        return _usage_error("an attach profile names a running app: no command, --cwd or --env")
+    if not command and not attach:
+        return _usage_error("give the app's command after --, e.g. -- python app.py (or --attach-name/--attach-title)")
     env: dict[str, str] = {}
     for item in args.env:
         key, sep, value = item.partition("=")
@@ -332,7 +363,7 @@ def _profiles_add(args: argparse.Namespace) -> int:
             return _usage_error(f"--env takes KEY=VALUE, got {item!r}")
         env[key] = value
     try:
-        profile = new_profile(args.name, command, cwd=args.cwd, allow=args.allow, env=env)
+        profile = new_profile(args.name, command, cwd=args.cwd, allow=args.allow, env=env, attach=attach or None)
         path = add_profile(profile, replace=args.replace)
     except InvalidArgumentError as err:
         return _usage_error(_explain(err))

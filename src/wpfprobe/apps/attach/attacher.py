@@ -381,6 +381,18 @@ def find_pid(*, name: str | None = None, title: str | None = None) -> int:
     )
 
 
+def attach_running(
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    allow: Tier = "read",
+    app_name: str | None = None,
+    timeout: float = ATTACH_TIMEOUT,
+) -> Attached:
+    """Attach to the one running app ``name`` or ``title`` names (a profile's ``attach``)."""
+    return attach(find_pid(name=name, title=title), allow=allow, name=app_name, timeout=timeout)
+
+
 def _names_of(row: ClrProcess) -> set[str]:
     names = {row.name.lower().removesuffix(".exe"), default_name(row).lower()}
     if row.exe:
