@@ -406,7 +406,9 @@ Register it once with your MCP client, e.g. Claude Code:
 It finds every probe of this user through the manifests in
 $WPFPROBE_HOME/sessions and serves their tools: wpf_list_apps, every wpf_*
 tool with an optional `app` argument, each app's own tools as
-<appId>__<tool>, and wpf_launch_app. stdout carries MCP frames only; the
+<appId>__<tool>, and wpf_launch_app; with --allow interact (or mutate), also
+wpf_attach_app, which starts the probe in a running pythonnet app that
+wpf_list_apps lists as attachable. stdout carries MCP frames only; the
 broker's JSON-lines log goes to stderr or --log-file.
 """
 
