@@ -39,11 +39,13 @@ pytestmark = pytest.mark.skipif(
 SCRIPT = Path(__file__).parent / "scripts" / "attach_target.py"
 DEADLINE = 90.0
 MONO_NOISE_LINE = "Could not set X locale modifiers"
-RESPONSIVE_GAP = 3.0
-"""The longest gap between the app's own 20 ms ticks that still counts as responsive. gdb stops
-every thread while it enters the process (about half a second here), the probe's start holds the
-UI thread for a few hundred ms (issue 22), and this machine is shared: the measured gaps are
-reported by the test, this bound only catches a UI that stopped answering."""
+RESPONSIVE_GAP = 5.0
+"""The longest gap between the app's own 20 ms ticks that still counts as responsive: the bound
+the probe itself uses to call a UI thread busy (``ui_timeout``). gdb stops every thread while it
+enters the process (0.4-1 s here), the probe's start holds the UI thread and takes the GIL from
+the app's handlers (0.5-1.6 s; issue 22), and this machine is shared (gaps up to 2.4 s were seen
+at a load average of 9 on 2 cores). The test prints the gaps it saw; this bound catches a UI that
+stopped answering (a blocked one, or the frozen app an attach in Mono's hybrid mode made)."""
 
 
 # -- the target app ---------------------------------------------------------------------------

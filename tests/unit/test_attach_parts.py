@@ -18,26 +18,38 @@ from wpfprobe.apps.attach import attacher, inject, payload, processes
 from wpfprobe.apps.attach.bootstrap import read_request
 from wpfprobe.core.errors import AppNotAvailableError, AttachRefusedError, InvalidArgumentError, ProbeError
 
-ROOT = Path("/opt/site-packages")
-
 
 def code_for(tmp_path: Path, **extra: Any) -> str:
     return payload.injected_code(
-        request=tmp_path / "r.request.json", result=tmp_path / "r.result.json", root=ROOT, **extra
+        request=tmp_path / "r.request.json", result=tmp_path / "r.result.json", root=tmp_path / "site", **extra
     )
 
 
 # -- the injected code ---------------------------------------------------------------------------
 
 
-def test_the_injected_code_is_fixed_text_around_our_own_paths(tmp_path: Path) -> None:
+def stage2_of(code: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    import _thread
+
+    started: list[tuple[Any, ...]] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(_thread, "start_new_thread", lambda fn, args: started.append(args))
+        exec(code, {"__builtins__": __builtins__})
+    return str(started[0][0])
+
+
+def test_the_injected_code_is_fixed_text_around_our_own_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     code = code_for(tmp_path)
-    other = payload.injected_code(request=Path("/x/a.json"), result=Path("/x/b.json"), root=ROOT)
-    strip = [str(tmp_path / "r.request.json"), str(tmp_path / "r.result.json"), "/x/a.json", "/x/b.json"]
-    a, b = code, other
-    for path in strip:
-        a, b = a.replace(json.dumps(path)[1:-1], "P"), b.replace(json.dumps(path)[1:-1], "P")
-    assert a == b, "only the paths may differ between two injections"
+    elsewhere = tmp_path / "x"
+    other = payload.injected_code(request=elsewhere / "a.json", result=elsewhere / "b.json", root=tmp_path / "site")
+    first, second = stage2_of(code, monkeypatch), stage2_of(other, monkeypatch)
+    # The first stage is the same text around the second; the second differs only in the paths.
+    assert code.replace(payload.literal(first), "S") == other.replace(payload.literal(second), "S")
+    for path in (tmp_path / "r.request.json", tmp_path / "r.result.json"):
+        first = first.replace(payload.literal(str(path)), "P")
+    for path in (elsewhere / "a.json", elsewhere / "b.json"):
+        second = second.replace(payload.literal(str(path)), "P")
+    assert first == second, "only the paths may differ between two injections"
     assert code.isascii() and "'" not in code and len(code) <= payload.MAX_LENGTH
     compile(code, "<injected>", "exec")
 
@@ -72,7 +84,8 @@ def test_an_import_failure_in_the_app_is_answered_not_printed(
     answer = json.loads((tmp_path / "r.result.json").read_text())
     assert answer["ok"] is False and answer["code"] == "ATTACH_REFUSED" and answer["stage"] == "import"
     assert capsys.readouterr() == ("", "")
-    assert (tmp_path / "r.result.json").stat().st_mode & 0o077 == 0
+    if not sys.platform.startswith("win"):
+        assert (tmp_path / "r.result.json").stat().st_mode & 0o077 == 0
 
 
 def test_a_path_that_cannot_be_written_into_the_code_is_refused(tmp_path: Path) -> None:

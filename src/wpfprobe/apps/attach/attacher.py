@@ -110,10 +110,10 @@ def check(pid: int) -> ProcessFacts:
         facts = read_facts(pid)
     except psutil.NoSuchProcess:
         raise _gone(pid) from None
-    me = current_uid()
-    if me is not None and facts.uid is not None and facts.uid != me:
+    if not _ours(facts):
+        owner = f"uid {facts.uid}" if facts.uid is not None else (facts.user or "an owner this user may not read")
         raise AttachRefusedError(
-            f"Process {pid} belongs to another user (uid {facts.uid}); wpfprobe attaches only to your own processes.",
+            f"Process {pid} belongs to another user ({owner}); wpfprobe attaches only to your own processes.",
             suggestion="Run wpfprobe attach as the user who runs the app (e.g. sudo -u THAT_USER wpfprobe attach "
             f"{pid}): its probe serves that user.",
             detail={"reason": "another-user", "pid": pid, "uid": facts.uid},
@@ -155,6 +155,15 @@ def check(pid: int) -> ProcessFacts:
             detail={"reason": "traced", "pid": pid, "tracer": tracer},
         )
     return facts
+
+
+def _ours(facts: ProcessFacts) -> bool:
+    me = current_uid()
+    if me is not None and facts.uid is not None:
+        return facts.uid == me
+    from wpfprobe.apps.attach.processes import _current_user  # noqa: PLC0415 - Windows: owners by name
+
+    return facts.user is not None and facts.user == _current_user()
 
 
 def _gone(pid: int) -> AppNotAvailableError:

@@ -60,6 +60,8 @@ def _serve(request_path: str, result_path: str) -> None:
 
 
 def _answer(request_path: str) -> dict[str, Any] | None:
+    if not os.path.lexists(request_path):
+        return None  # the attacher gave up and took its request back: nobody reads an answer
     try:
         request = read_request(Path(request_path))
     except ValueError as exc:

@@ -57,6 +57,7 @@ class ProcessFacts:
 
     pid: int
     uid: int | None
+    """The real uid (POSIX); None on Windows, where ``user`` says whose it is."""
     name: str
     exe: str
     cmdline: tuple[str, ...]
@@ -67,6 +68,8 @@ class ProcessFacts:
     runtime: Runtime = ""
     pythonnet: bool = False
     maps_readable: bool = True
+    user: str | None = None
+    """The owner's name where the OS tells it (None: unreadable, e.g. another user's on Windows)."""
 
     @property
     def is_pythonnet_app(self) -> bool:
@@ -129,7 +132,10 @@ def read_facts(pid: int) -> ProcessFacts:
         cmdline = tuple(_safe(proc.cmdline, []))
         start = float(proc.create_time())
         status = str(_safe(proc.status, "unknown"))
-    facts = ProcessFacts(pid=pid, uid=uid, name=name, exe=exe, cmdline=cmdline, start_time=start, status=status)
+        user = _safe(proc.username, None)
+    facts = ProcessFacts(
+        pid=pid, uid=uid, name=name, exe=exe, cmdline=cmdline, start_time=start, status=status, user=user
+    )
     try:
         files = mapped_files(pid)
     except (MapsUnreadableError, psutil.AccessDenied):
@@ -218,9 +224,9 @@ def list_processes(*, titles: bool = True) -> list[ClrProcess]:
     user = _current_user()
     probes = {m.pid: m for m in _manifest.read_all()}
     found: list[ProcessFacts] = []
-    for proc in psutil.process_iter(["pid", "uids", "username"]):
+    for proc in psutil.process_iter(["pid", "uids", "username", "name"]):
         try:
-            if proc.pid == me or not _same_user(proc, uid, user):
+            if proc.pid == me or not _same_user(proc, uid, user) or not _may_be_python(proc):
                 continue
             facts = read_facts(proc.pid)
         except (psutil.Error, OSError):
@@ -240,6 +246,16 @@ def list_processes(*, titles: bool = True) -> list[ClrProcess]:
             )
         )  # fmt: skip
     return rows
+
+
+def _may_be_python(proc: psutil.Process) -> bool:
+    """On Windows, reading a process's memory maps walks its whole address space: only
+    processes named like a Python interpreter are read (an app embedding Python in a host
+    of another name is attached to by pid). Elsewhere /proc is cheap: every process is read."""
+    if not sys.platform.startswith("win"):
+        return True
+    name = str((getattr(proc, "info", {}) or {}).get("name") or "").lower()
+    return name.startswith(("python", "pythonw", "py.exe"))
 
 
 def _current_user() -> str | None:
