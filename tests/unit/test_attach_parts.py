@@ -233,6 +233,13 @@ def test_the_mechanism_per_platform_and_version(monkeypatch: pytest.MonkeyPatch)
         inject.choose(older, platform="linux")
     with pytest.raises(AttachRefusedError, match=r"3\.14"):
         inject.choose(older, platform="darwin")
+    import importlib.util
+
+    if importlib.util.find_spec("debugpy") is None:  # a dependency on Windows only
+        with pytest.raises(AttachRefusedError, match="debugpy.s injector"):
+            inject.choose(older, platform="win32")
+    else:
+        assert inject.choose(older, platform="win32").name == "debugpy"
 
 
 # -- ps: what the mapped files say ------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """How code gets into a running Python process: one mechanism per platform and Python version.
 
 - Python 3.14 and later, any platform: ``sys.remote_exec`` (PEP 768), the
-  interpreter's own, supported way. It needs an interpreter of 3.14 or later on
-  this side: ours if it is one, else the app's own executable. The code runs on
-  the app's main thread at its next bytecode boundary.
+  interpreter's own, supported way. It needs an interpreter of the app's version
+  on this side: ours if it is that, else the app's own executable. The code runs
+  on the app's main thread at its next bytecode boundary, in its ``__main__``
+  (which the injected code binds no name in).
 - Linux, Python 3.10 to 3.13: the OS's debugger, gdb (Debian's ``gdb`` package),
   as memray and debugpy attach: gdb stops the process, calls
   ``PyGILState_Ensure``, ``PyRun_SimpleString`` and ``PyGILState_Release`` on one
@@ -124,15 +125,17 @@ class RemoteExec:
         # up: the injected code deletes it when it runs (payload's ``script``), not us.
         script = _private_file(work_dir / f"{stem}.py", code)
         try:
-            if sys.version_info >= (3, 14):
+            # The two interpreters must agree on the layout of the runtime's structures (its
+            # debug offsets): ours if it is the app's version, else the app's own executable.
+            if sys.version_info[:2] == self.target.python:
                 sys.remote_exec(pid, str(script))  # type: ignore[attr-defined,unused-ignore]
                 return
             python = self.target.exe
             if not re.match(r"^python(3(\.\d+)?)?(\.exe)?$", os.path.basename(python).lower()):
                 raise AttachRefusedError(
                     f"Python {self.target.python[0]}.{self.target.python[1]} is attached with sys.remote_exec, "
-                    "which needs an interpreter of 3.14 or later on this side.",
-                    suggestion="Run wpfprobe attach with Python 3.14 or later.",
+                    "from an interpreter of the same version; the app's executable is not one.",
+                    suggestion=f"Run wpfprobe attach with Python {self.target.python[0]}.{self.target.python[1]}.",
                     detail={"reason": "no-injector", "pid": pid},
                 )
             done = subprocess.run(
