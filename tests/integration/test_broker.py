@@ -178,13 +178,15 @@ class Session:
 
 
 @asynccontextmanager
-async def broker(home: Path, *, mode: str = "legacy", errlog: Any = None) -> AsyncIterator[Session]:
+async def broker(
+    home: Path, *, mode: str = "legacy", errlog: Any = None, extra_args: list[str] | None = None
+) -> AsyncIterator[Session]:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     env = {**os.environ, "WPFPROBE_HOME": str(home)}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "wpfprobe", "mcp", "--log-level", "INFO"], env=env
+        command=sys.executable, args=["-m", "wpfprobe", "mcp", "--log-level", "INFO", *(extra_args or [])], env=env
     )
     notes: list[Any] = []
 

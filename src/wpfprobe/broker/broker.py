@@ -335,14 +335,32 @@ class Broker:
             rec.summary()
             for rec in sorted(self.registry.apps.values(), key=lambda r: (r.manifest.app_name.lower(), r.manifest.pid))
         ]
-        listing = AppList(apps=apps)
-        return result(listing, apps_text(apps))
+        attachable = await self._attachable({a.pid for a in apps})
+        listing = AppList(apps=apps, attachable=[a.model_dump(mode="json", by_alias=True) for a in attachable])
+        from wpfprobe.broker.attach import attachable_text  # noqa: PLC0415
+
+        return result(listing, "\n".join(t for t in (apps_text(apps), attachable_text(attachable)) if t))
+
+    async def _attachable(self, probed: set[int]) -> list[Any]:
+        """The running pythonnet apps with no probe (read from outside: nothing is entered)."""
+        from wpfprobe.broker.attach import attachable_processes  # noqa: PLC0415
+
+        try:
+            return await asyncio.to_thread(attachable_processes, probed)
+        except Exception:  # a listing never fails for want of the attachable ones
+            log.warning("attachable processes unreadable", exc_info=True)
+            return []
 
     async def _launch(self, args: dict[str, Any]) -> types.CallToolResult:
         try:
             parsed = LaunchArgs.model_validate(args, by_alias=True, by_name=False)
         except ValidationError as exc:
             raise _invalid(LAUNCH_APP, exc) from None
+        from wpfprobe.broker.attach import attach_profile  # noqa: PLC0415
+
+        attached = await attach_profile(self, parsed)
+        if attached is not None:
+            return attached  # a profile that names a running app: attached to, not launched
         command, options = launch_plan(parsed)
         from wpfprobe.apps import launch as _launch  # noqa: PLC0415
 

@@ -81,6 +81,7 @@ class ProbeHandle:
         self._stopped = threading.Event()
         self.manifest_path: Path | None = None
         self._tools: ToolServer | None = None
+        self._routes: _Routes | None = None
         # Started by `wpfprobe run` on the app's behalf: the app's own start() replaces it.
         self._replaceable = False
 
@@ -103,6 +104,7 @@ class ProbeHandle:
                 _manifest.remove(self.manifest_path)
             self._runner.stop(timeout)
             self.probe.engine.driver.close()
+            _release_ui_poster()
             if self._tools is not None and self._tools.recorder is not None:
                 self._tools.recorder.close()
             with _active_lock:
@@ -112,6 +114,13 @@ class ProbeHandle:
 
                     serve_registrations(None)
             self._stopped.set()
+
+    def add_route(self, path: str, app: Any) -> None:
+        """Serve the ASGI ``app`` at ``path`` beside the MCP endpoint, behind the same guard
+        (loopback Host and Origin, the bearer token). ``wpfprobe attach`` serves its detach here."""
+        if self._routes is None:
+            raise InvalidArgumentError("Only an HTTP probe serves routes of its own.")
+        self._routes.routes[path] = app
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the server stops (stdio: when the client disconnects)."""
@@ -221,6 +230,14 @@ def start(
     return handle
 
 
+def _release_ui_poster() -> None:
+    """End the thread that posts to the UI thread: a stopped probe leaves no thread in the
+    app (``wpfprobe detach``); a later start makes a new one."""
+    from wpfprobe_clr._ui_thread import release_poster  # noqa: PLC0415
+
+    release_poster()
+
+
 def active_handle() -> ProbeHandle | None:
     """The probe started in this process, while it runs."""
     with _active_lock:
@@ -273,12 +290,14 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
     settings = probe.engine.settings
-    wire = httpwire.HttpWire(mcp_app, path=MCP_PATH)
-    guarded = Guard(wire, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
+    routes = _Routes(httpwire.HttpWire(mcp_app, path=MCP_PATH))
+    guarded = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
     runner = _Runner(guarded, sock)
     runner.start()
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
     handle = ProbeHandle(probe=probe, transport="http", tier=tier, url=url, token=token, runner=runner)
+    handle._routes = routes
     handle.manifest_path = _write_manifest(probe, url=url, token=token, tier=tier)
     return handle
 
@@ -305,6 +324,18 @@ def _write_manifest(probe: Probe, *, url: str, token: str, tier: Tier) -> Path:
         version=__version__,
     )
     return _manifest.write(manifest)
+
+
+class _Routes:
+    """The MCP app, plus the exact paths added with ``ProbeHandle.add_route`` (behind the guard)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.routes: dict[str, Any] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        route = self.routes.get(scope.get("path", "")) if scope["type"] == "http" else None
+        await (route or self.app)(scope, receive, send)
 
 
 class Guard:
