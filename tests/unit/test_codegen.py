@@ -196,5 +196,5 @@ def test_a_recorded_agent_session_keeps_its_looks_and_codegen_reads_its_folder(
     assert '@pytest.mark.wpfprobe(profile="shop")' in out.read_text(encoding="utf-8")
     assert 'app.expect("text_equals", "Label#statusLabel", value="1 items")' in out.read_text(encoding="utf-8")
     assert cli_main(["codegen", str(folder), "--profile", "other"]) == 0
-    assert 'target: {profile: "other"}' in capsys.readouterr().out
+    assert "target: {profile: other}" in capsys.readouterr().out
     assert cli_main(["codegen", str(tmp_path / "missing")]) == 2

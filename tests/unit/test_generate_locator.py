@@ -111,13 +111,13 @@ def test_every_action_result_says_how_to_do_it_again(h: Harness) -> None:
     assert picked.redo is not None and picked.redo.python == 'probe.locator("ListBox#bigList").select(index=3)'
     keys = probe.send_keys("Tab")
     assert keys.redo is not None and (keys.redo.locator, keys.redo.python) == (None, 'probe.send_keys("Tab")')
-    assert keys.redo.step == '{action: send_keys, keys: "Tab"}'
+    assert keys.redo.step == "{action: send_keys, keys: Tab}"
     waited = probe.wait_for(probe.node(h.id_of(element(h, "saveButton"))), "enabled", timeout=2)
     assert waited.redo is not None
     assert waited.redo.python == 'probe.locator("Button#saveButton").wait_for("enabled", timeout=2)'
     width = probe.locator("#userName").set_property("Width", "120")
     assert width.redo is not None and width.redo.step == (
-        '{action: set_property, locator: "TextBox#userName", propertyName: "Width", value: "120"}'
+        '{action: set_property, locator: "TextBox#userName", propertyName: Width, value: "120"}'
     )
 
 

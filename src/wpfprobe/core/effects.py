@@ -20,6 +20,8 @@ from wpfprobe.core.trace import StepEffect
 
 #: The fields compared, in the order a person cares about them.
 FIELDS = ("text", "checked", "selected", "expanded", "enabled", "visible")
+#: States a parent hands down: its children change with it, and are not told apart.
+_INHERITED = frozenset({"visible", "enabled"})
 #: Effects kept per step at most (a list that refilled itself would otherwise make hundreds).
 MAX_EFFECTS = 20
 MAX_VALUE = 300
@@ -72,16 +74,27 @@ def effects(
         for node in _walk(root):
             old[str(node.get("nodeId"))] = node
     for root in after_roots.values():
-        for node in _walk(root):
+        # (node, the visible/enabled changes of its ancestors): a panel shown shows its children too,
+        # so only the topmost element of such a change is one.
+        stack: list[tuple[Mapping[str, Any], frozenset[tuple[str, Any]]]] = [(root, frozenset())]
+        while stack:
+            node, inherited = stack.pop()
             node_id = str(node.get("nodeId"))
             was = old.get(node_id)
-            if was is None or node_id == target:
-                continue
-            for field in FIELDS:
-                then, now = was.get(field), node.get(field)
+            here = set(inherited)
+            compared = FIELDS if was is not None and node_id != target else ()
+            for field in compared:
+                then, now = (was or {}).get(field), node.get(field)
                 if then == now or REDACTED in (then, now):
                     continue
+                if field in _INHERITED:
+                    if (field, now) in inherited:
+                        continue
+                    here.add((field, now))
                 out.append(_effect(node, field, then, now))
+            kids = node.get("children")
+            if isinstance(kids, list):
+                stack.extend((k, frozenset(here)) for k in reversed(kids) if isinstance(k, dict))
     return out[:limit]
 
 

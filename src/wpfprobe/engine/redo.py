@@ -9,6 +9,7 @@ text: "Ada"}`` and ``probe.locator("#nameBox").type_text("Ada")``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,12 +27,17 @@ _POSITIONAL: dict[str, tuple[str, ...]] = {
 _KEYWORDS = {"clickCount": "click_count", "timeoutMs": "timeout"}
 
 
+#: A word YAML reads as itself in a flow mapping (not a number, a boolean or null of YAML 1.1).
+_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_YAML_SPECIAL = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
+
+
 def _is_plain(text: str) -> bool:
     return text.isprintable() and "\\" not in text
 
 
 def yaml_value(value: Any) -> str:
-    """A value as YAML flow scalar: strings quoted (single quotes when that reads better), booleans lower case."""
+    """A value as YAML flow scalar: a plain word as it is, other strings quoted, booleans lower case."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -39,6 +45,8 @@ def yaml_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     text = str(value)
+    if _WORD.match(text) and text.lower() not in _YAML_SPECIAL:
+        return text
     if '"' in text and _is_plain(text):
         return "'" + text.replace("'", "''") + "'"
     return json.dumps(text, ensure_ascii=False)
