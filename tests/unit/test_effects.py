@@ -51,3 +51,22 @@ def test_an_event_keeps_what_a_person_reads_and_a_short_stack() -> None:
     event = {"seq": 3, "kind": "exception", "type": "KeyError", "message": "x", "stack": "s" * 10_000, "extra": 1}
     kept = compact_event(event)
     assert set(kept) == {"seq", "kind", "type", "message", "stack"} and len(kept["stack"]) == 4000
+
+
+def test_a_run_keeps_the_audit_entries_of_its_own_apps(tmp_path: Any, monkeypatch: Any) -> None:
+    import json
+
+    from wpfprobe.audit._files import default_log_path
+    from wpfprobe.testkit.tracing import AUDIT_FILE, copy_audit
+
+    monkeypatch.setenv("WPFPROBE_HOME", str(tmp_path / "home"))
+    log = default_log_path("shop")
+    log.parent.mkdir(parents=True)
+    lines = [{"seq": i, "app": app, "tool": "wpf_click"} for i, app in enumerate(["shop-1", "shop-2", "shop-1"], 1)]
+    log.write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n", encoding="utf-8")
+    session = tmp_path / "session"
+    session.mkdir()
+    assert copy_audit(session, [("shop", "shop-1"), ("other", "other-1")]) == 2
+    kept = [json.loads(x)["seq"] for x in (session / AUDIT_FILE).read_text(encoding="utf-8").splitlines()]
+    assert kept == [1, 3]
+    assert copy_audit(tmp_path, [("nobody", "x")]) == 0 and not (tmp_path / AUDIT_FILE).exists()
