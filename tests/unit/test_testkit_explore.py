@@ -237,3 +237,31 @@ def test_select_tries_every_item_of_a_list_before_choosing_one_again(tmp_path: P
         first = [explorer._spec(combo).args["index"] for _ in range(3)]
         assert sorted(first) == [0, 1, 2], (seed, first)
         assert explorer._spec(combo).args["index"] in (0, 1, 2)
+
+
+def test_a_traced_exploration_and_replay_keep_a_screenshot_of_every_step_and_their_tickets_a_page(
+    tmp_path: Path,
+) -> None:
+    from wpfprobe.testkit import trace_view
+    from wpfprobe.testkit.runner import RunnerOptions
+
+    report, _ = run(tmp_path / "explore", seed=11, steps=30, minimize=False, trace="on")
+    steps = load_trace(Path(report.session_path) / "steps.jsonl").steps  # type: ignore[attr-defined]
+    # Every step but one the app died in (nothing left to capture).
+    assert steps and all(s.screenshot for s in steps if not (s.failure or "").startswith("crash")), [
+        (s.seq, s.failure) for s in steps if not s.screenshot
+    ]
+    assert report.failures and all(Path(str(f.ticket), "trace.html").is_file() for f in report.failures)  # type: ignore[attr-defined]
+    ticket = next(t for t in all_tickets(tmp_path / "explore"))
+    document = load_trace(Path(str(ticket.path)) / "repro.actions.json")
+    replayed = run_replay(
+        document, ShopFactory(), artifacts=tmp_path / "replay", runs=2, pace=False,
+        options=RunnerOptions(trace="retain-on-failure"),
+    )  # fmt: skip
+    assert replayed.failed and replayed.ticket is not None
+    page = trace_view.load(Path(replayed.ticket))
+    assert page.fail_index == len(page.steps) - 1 and all(s["shot"] for s in page.steps)
+    second = sorted((tmp_path / "replay" / "sessions").glob("replay-*"))
+    assert len(second) == 2 and sum(1 for s in second if list((s / "screens").iterdir())) == 1, (
+        "the run that is not the ticket's evidence keeps no screenshots"
+    )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -47,6 +48,7 @@ from wpfprobe.broker.wire import (
     with_app_argument,
 )
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError, ProbeError
+from wpfprobe.mcp import looks
 from wpfprobe.mcp.client import CALL_TIMEOUT, gone
 from wpfprobe.mcp.manifest import Manifest
 from wpfprobe.mcp.recording import Recorder, new_session_id
@@ -104,6 +106,8 @@ class Broker:
         #: the last steps of each app are kept in memory, for wpf_file_ticket.
         self.record_dir = record_dir
         self._recorders: dict[str, Recorder] = {}
+        #: How each app this broker launched can be started again (a recorded session's session.json).
+        self._launched: dict[str, dict[str, Any]] = {}
         #: Tools a layer above serves through the broker (the test kit's wpf_run_scenario, wpf_file_ticket).
         self._extra = {t.tool.name: t for t in extra_tools}
 
@@ -220,11 +224,13 @@ class Broker:
                 app = rec.key
                 recorder = self.recorder_for(rec)
                 began = recorder.begin()
+                await looks.before(recorder, self._looker(rec), name)
                 out = await self._forward(rec, name, args, timeout=call_timeout(name, args))
                 content = out.structured_content if isinstance(out.structured_content, dict) else None
                 recorder.record(
                     name, args, structured=None if out.is_error else content,
                     error=content if out.is_error else None, began=began,
+                    look=await looks.after(recorder, self._looker(rec), name),
                 )  # fmt: skip
             else:
                 rec, tool = await self._custom_target(name)
@@ -273,9 +279,16 @@ class Broker:
         recorder = self._recorders.get(rec.key)
         if recorder is None:
             session = new_session_id(f"agent-{_targets.slug(rec.manifest.app_name)}")
-            recorder = Recorder(self.record_dir, session_id=session)
+            about: dict[str, Any] = {"app": rec.manifest.app_name, "toolkit": rec.manifest.toolkit}
+            if rec.manifest.app_id in self._launched:
+                about["target"] = self._launched[rec.manifest.app_id]
+            recorder = Recorder(self.record_dir, session_id=session, about=about)
             self._recorders[rec.key] = recorder
         return recorder
+
+    def _looker(self, rec: AppRecord) -> looks.Call:
+        """The calls a recorded session's looks make (looks.py), through the broker's session to the app."""
+        return lambda tool, args: rec.client.call_tool(tool, args, timeout=looks.LOOK_TIMEOUT)
 
     async def select_app(self, target: str | None) -> AppRecord:
         """The live app ``target`` names (any target form; None: the only one), as tools/call resolves it."""
@@ -367,6 +380,7 @@ class Broker:
         # The launcher blocks until the app's UI is up: a worker thread keeps the broker serving.
         launched = await asyncio.to_thread(lambda: _launch.launch(command, **options))
         manifest: Manifest = launched.manifest
+        self._launched[manifest.app_id] = _launch_target(parsed, command, options)
         # The app is the broker's child: reap it when it exits, or its zombie would look alive.
         threading.Thread(target=launched.process.wait, name="wpfprobe-reap", daemon=True).start()
         await self.registry.refresh(titles=True)
@@ -375,3 +389,13 @@ class Broker:
             raise gone(manifest, "it started but does not answer the broker")
         summary = rec.summary()
         return result(summary, apps_text([summary]))
+
+
+def _launch_target(args: LaunchArgs, command: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    """A launched app as a test kit target: its profile, else its command (``wpfprobe codegen`` writes it)."""
+    if args.profile is not None:
+        return {"profile": args.profile}
+    target: dict[str, Any] = {"command": [sys.executable, *command]}
+    if options.get("cwd"):
+        target["cwd"] = options["cwd"]
+    return target
