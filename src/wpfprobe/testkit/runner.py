@@ -275,6 +275,7 @@ class Runner:
             path.write_text(observation.text + "\n", encoding="utf-8")
             kept["tree_before"] = self.session.relative(path)
         return kept
+
     def _traced(
         self, step: TraceStep, outcome: CallOutcome | None, before: Observation | None, after: Observation | None
     ) -> TraceStep:
