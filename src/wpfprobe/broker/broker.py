@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -49,6 +50,7 @@ from wpfprobe.broker.wire import (
 )
 from wpfprobe.core.calls import CallControl
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError, ProbeError
+from wpfprobe.mcp import looks
 from wpfprobe.mcp.client import CALL_TIMEOUT, gone
 from wpfprobe.mcp.manifest import Manifest
 from wpfprobe.mcp.recording import Recorder, new_session_id
@@ -106,6 +108,8 @@ class Broker:
         #: the last steps of each app are kept in memory, for wpf_file_ticket.
         self.record_dir = record_dir
         self._recorders: dict[str, Recorder] = {}
+        #: How each app this broker launched can be started again (a recorded session's session.json).
+        self._launched: dict[str, dict[str, Any]] = {}
         #: Tools a layer above serves through the broker (the test kit's wpf_run_scenario, wpf_file_ticket).
         self._extra = {t.tool.name: t for t in extra_tools}
 
@@ -264,11 +268,13 @@ class Broker:
             app = rec.key
             recorder = self.recorder_for(rec)
             began = recorder.begin()
+            await looks.before(recorder, self._looker(rec), name)
             out = await self._forward(rec, name, args, timeout=call_timeout(name, args), reporter=reporter)
             content = out.structured_content if isinstance(out.structured_content, dict) else None
             recorder.record(
                 name, args, structured=None if out.is_error else content,
                 error=content if out.is_error else None, began=began,
+                look=await looks.after(recorder, self._looker(rec), name),
             )  # fmt: skip
         else:
             rec, tool = await self._custom_target(name)
@@ -299,9 +305,16 @@ class Broker:
         recorder = self._recorders.get(rec.key)
         if recorder is None:
             session = new_session_id(f"agent-{_targets.slug(rec.manifest.app_name)}")
-            recorder = Recorder(self.record_dir, session_id=session)
+            about: dict[str, Any] = {"app": rec.manifest.app_name, "toolkit": rec.manifest.toolkit}
+            if rec.manifest.app_id in self._launched:
+                about["target"] = self._launched[rec.manifest.app_id]
+            recorder = Recorder(self.record_dir, session_id=session, about=about)
             self._recorders[rec.key] = recorder
         return recorder
+
+    def _looker(self, rec: AppRecord) -> looks.Call:
+        """The calls a recorded session's looks make (looks.py), through the broker's session to the app."""
+        return lambda tool, args: rec.client.call_tool(tool, args, timeout=looks.LOOK_TIMEOUT)
 
     async def select_app(self, target: str | None) -> AppRecord:
         """The live app ``target`` names (any target form; None: the only one), as tools/call resolves it."""
@@ -347,11 +360,9 @@ class Broker:
                 suggestion="Call wpf_list_apps to see the running apps and their tools, then tools/list again.",
                 detail={"tool": name, "apps": [rec.candidate().summary() for rec in self.registry.apps.values()]},
             )
-        raise InvalidArgumentError(
-            f"Unknown tool {name!r}.",
-            suggestion="Call tools/list for the tools this broker offers; start with wpf_list_apps.",
-            detail={"tool": name},
-        )
+        from wpfprobe.mcp.toolserver import unknown_tool  # noqa: PLC0415
+
+        raise unknown_tool(name, self._names(), listing="wpf_list_apps, then tools/list,")
 
     async def _list_apps(self, args: dict[str, Any]) -> types.CallToolResult:
         try:
@@ -364,14 +375,32 @@ class Broker:
             rec.summary()
             for rec in sorted(self.registry.apps.values(), key=lambda r: (r.manifest.app_name.lower(), r.manifest.pid))
         ]
-        listing = AppList(apps=apps)
-        return result(listing, apps_text(apps))
+        attachable = await self._attachable({a.pid for a in apps})
+        listing = AppList(apps=apps, attachable=[a.model_dump(mode="json", by_alias=True) for a in attachable])
+        from wpfprobe.broker.attach import attachable_text  # noqa: PLC0415
+
+        return result(listing, "\n".join(t for t in (apps_text(apps), attachable_text(attachable)) if t))
+
+    async def _attachable(self, probed: set[int]) -> list[Any]:
+        """The running pythonnet apps with no probe (read from outside: nothing is entered)."""
+        from wpfprobe.broker.attach import attachable_processes  # noqa: PLC0415
+
+        try:
+            return await asyncio.to_thread(attachable_processes, probed)
+        except Exception:  # a listing never fails for want of the attachable ones
+            log.warning("attachable processes unreadable", exc_info=True)
+            return []
 
     async def _launch(self, args: dict[str, Any], reporter: Progress) -> types.CallToolResult:
         try:
             parsed = LaunchArgs.model_validate(args, by_alias=True, by_name=False)
         except ValidationError as exc:
             raise _invalid(LAUNCH_APP, exc) from None
+        from wpfprobe.broker.attach import attach_profile  # noqa: PLC0415
+
+        attached = await attach_profile(self, parsed)
+        if attached is not None:
+            return attached  # a profile that names a running app: attached to, not launched
         command, options = launch_plan(parsed)
         from wpfprobe.apps import launch as _launch  # noqa: PLC0415
 
@@ -385,6 +414,7 @@ class Broker:
             control.cancel()
             raise
         manifest: Manifest = launched.manifest
+        self._launched[manifest.app_id] = _launch_target(parsed, command, options)
         # The app is the broker's child: reap it when it exits, or its zombie would look alive.
         threading.Thread(target=launched.process.wait, name="wpfprobe-reap", daemon=True).start()
         reporter.note(f"{manifest.app_name} is up; connecting to its probe")
@@ -398,3 +428,13 @@ class Broker:
             raise gone(manifest, "it started but does not answer the broker")
         summary = rec.summary()
         return result(summary, apps_text([summary]))
+
+
+def _launch_target(args: LaunchArgs, command: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    """A launched app as a test kit target: its profile, else its command (``wpfprobe codegen`` writes it)."""
+    if args.profile is not None:
+        return {"profile": args.profile}
+    target: dict[str, Any] = {"command": [sys.executable, *command]}
+    if options.get("cwd"):
+        target["cwd"] = options["cwd"]
+    return target

@@ -17,7 +17,8 @@ INSTRUCTIONS = (
     "wpfprobe's broker: one entry for every running wpfprobe app (WPF or WinForms under pythonnet). "
     "Call wpf_list_apps first. Every wpf_* tool takes an optional app argument (appId or name from "
     "wpf_list_apps), required when several apps run. An app's own tools are listed as <appId>__<tool>. "
-    "wpf_launch_app starts a python script or a saved profile with the probe attached."
+    "wpf_launch_app starts a python script or a saved profile with the probe attached. wpf_list_apps also "
+    "lists running pythonnet apps without a probe as attachable; wpf_attach_app {pid}, where offered, starts one."
 )
 
 

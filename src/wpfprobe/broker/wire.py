@@ -92,6 +92,11 @@ class AppSummary(_Model):
 
 class AppList(_Model):
     apps: list[AppSummary]
+    attachable: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Running pythonnet apps with no probe yet: pid, name, python, runtime, windows, cmdline "
+        "(wpf_attach_app {pid} enters one, where the broker allows it).",
+    )
 
 
 class ListAppsArgs(_Model):
