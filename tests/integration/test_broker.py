@@ -74,11 +74,19 @@ class App:
     """One broker_app.py process."""
 
     def __init__(
-        self, name: str, home: Path, display: str | None, *, allow: str = "interact", custom: bool = False
+        self,
+        name: str,
+        home: Path,
+        display: str | None,
+        *,
+        allow: str = "interact",
+        custom: bool = False,
+        extra: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.stderr_path = home / f"{name}-{time.monotonic_ns()}.stderr"
         args = [sys.executable, str(APP_SCRIPT), "--name", name, "--allow", allow, *(["--custom"] if custom else [])]
+        args += extra
         self.proc = subprocess.Popen(
             args, env=child_env(home, display), text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self.stderr_path.open("w"),

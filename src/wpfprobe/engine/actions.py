@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from wpfprobe.core import calls as _calls
 from wpfprobe.core.app_events import python_stack, record_exception
 from wpfprobe.core.convert import parse_value
 from wpfprobe.core.errors import (
@@ -204,7 +205,9 @@ class Driver:
     ) -> WaitResult:
         """Poll until ``condition`` holds; the locator is resolved anew on every poll.
 
-        Between polls the UI thread is free: each poll is one short hop.
+        Between polls the UI thread is free: each poll is one short hop. Served to a
+        client, the wait leaves a progress note after every poll and ends at the next poll
+        once the client cancels the call (``core.calls``): the UI thread is not touched again.
         """
         if condition not in CONDITIONS:
             raise InvalidArgumentError(
@@ -218,7 +221,10 @@ class Driver:
         polls = 0
         last: PlainValue = None
         interval = 0.02
+        control = _calls.current()
         while True:
+            if control is not None:
+                control.check()
             polls += 1
             remaining = deadline - time.monotonic()
             try:
@@ -241,7 +247,15 @@ class Driver:
                 )
             if time.monotonic() >= deadline:
                 break
-            time.sleep(min(interval, max(deadline - time.monotonic(), 0)))
+            pause = min(interval, max(deadline - time.monotonic(), 0))
+            if control is None:
+                time.sleep(pause)
+            else:
+                control.note(
+                    f"waiting for {target.describe()}: {_describe_condition(condition, property, value)} "
+                    f"({polls} polls, last observed {_show(last)[:200]})"
+                )
+                control.sleep(pause)
             interval = min(interval * 2, 0.2)
         raise OperationTimedOutError(
             f"{target.describe()!r} did not become {_describe_condition(condition, property, value)} "

@@ -24,20 +24,22 @@ import inspect
 import json
 import logging
 import operator
+import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Annotated, Any
 
 from mcp.server.extension import Extension
 from mcp.server.lowlevel.server import NotificationOptions
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, ToolAnnotations
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
+from wpfprobe.core.calls import CallCancelled, CallControl, controlling
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.mcp import wirelog
@@ -218,7 +220,7 @@ class ToolServer:
             return False
         self._specs[spec.name] = spec
         self.server.add_tool(
-            tool_function(spec, self._engine, recorder=self.recorder),
+            controlled(tool_function(spec, self._engine, recorder=self.recorder)),
             name=spec.name,
             title=spec.title,
             description=spec.description,
@@ -373,6 +375,10 @@ def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None =
         except ValidationError as exc:
             outcome = "INVALID_ARGUMENT"
             return invalid_arguments(spec, exc)
+        except CallCancelled:
+            # Nobody will read an answer; nothing is recorded for a call the client withdrew.
+            outcome = "cancelled"
+            raise
         except ProbeError as err:
             outcome = err.code
             if recorder is not None and began is not None:
@@ -419,6 +425,84 @@ def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None =
     call.__name__ = spec.name
     call.__doc__ = spec.description
     return call
+
+
+def controlled(fn: Callable[..., CallToolResult]) -> Callable[..., Awaitable[CallToolResult]]:
+    """``fn`` (a ``tool_function``) as the coroutine the server calls: the same arguments, run on a
+    worker thread under a CallControl (``_controlled``), so a long call reports progress and a
+    cancelled one stops."""
+
+    async def call(ctx: Context, **kwargs: Any) -> CallToolResult:
+        return await _controlled(ctx, fn.__name__, lambda: fn(**kwargs))
+
+    signature = inspect.signature(fn)
+    # The SDK hands the request's Context to the parameter annotated with it; it is not in the schema.
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    call.__signature__ = signature.replace(parameters=[context, *signature.parameters.values()])  # type: ignore[attr-defined]
+    call.__annotations__ = {"ctx": Context, **fn.__annotations__}
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+PROGRESS_INTERVAL = 1.0
+"""Seconds between progress notifications of a running call whose client asked for them."""
+_CANCEL_GRACE = 3.0
+"""How long a cancelled call waits for its worker thread to notice (a poll notices within 0.2 s,
+or when a hop to a busy UI thread times out). Past it the thread is left to end at its next
+check: nobody waits for a cancelled answer, and a server that stops must not hang on one."""
+
+
+async def _controlled(ctx: Context, tool: str, work: Callable[[], CallToolResult]) -> CallToolResult:
+    """Run ``work`` on a worker thread with a CallControl: progress every PROGRESS_INTERVAL while it
+    runs, if the client sent a progressToken, and the control cancelled when the client cancels.
+
+    The SDK cancels the request's scope on ``notifications/cancelled`` (or when the HTTP client
+    closes the request's stream); a plain worker thread cannot be interrupted, so the wait for it
+    is abandoned, the control told, and the thread given a bounded time to stop at its next check
+    before the cancellation goes on. No answer is sent for a cancelled request.
+    """
+    import anyio  # noqa: PLC0415
+    import anyio.to_thread  # noqa: PLC0415
+    from mcp.shared.jsonrpc_dispatcher import progress_token_from_params  # noqa: PLC0415
+
+    control = CallControl()
+    finished = threading.Event()
+
+    def in_thread() -> CallToolResult:
+        try:
+            with controlling(control):
+                return work()
+        finally:
+            finished.set()
+
+    async def heartbeat() -> None:
+        started = time.monotonic()
+        while True:
+            await anyio.sleep(PROGRESS_INTERVAL)
+            elapsed = round(time.monotonic() - started, 3)
+            try:
+                await ctx.report_progress(elapsed, None, control.last_note or f"{tool} running ({elapsed:.0f} s)")
+            except Exception:  # a client that went away: the call's own answer will fail too
+                log.debug("could not send progress", exc_info=True)
+                return
+
+    wants_progress = progress_token_from_params(ctx.request_context.params) is not None
+    try:
+        async with anyio.create_task_group() as group:
+            if wants_progress:
+                group.start_soon(heartbeat)
+            try:
+                answer = await anyio.to_thread.run_sync(in_thread, abandon_on_cancel=True)
+            finally:
+                group.cancel_scope.cancel()
+        return answer
+    except anyio.get_cancelled_exc_class():
+        control.cancel()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_GRACE):
+            while not finished.is_set():
+                await anyio.sleep(0.02)
+        raise
 
 
 def _describe(field: Any) -> Any:

@@ -30,6 +30,7 @@ from pydantic.alias_generators import to_camel
 
 from wpfprobe.broker.broker import Broker, BrokerTool
 from wpfprobe.broker.wire import _invalid, result
+from wpfprobe.core.calls import CallCancelled, CallControl
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.trace import load_trace
 from wpfprobe.testkit import oracles
@@ -105,24 +106,41 @@ class FiledTicket(BaseModel):
 
 
 class _BrokerConnection:
-    """Tool calls through the broker's own session to a live app (from a worker thread)."""
+    """Tool calls through the broker's own session to a live app (from a worker thread).
 
-    def __init__(self, client: Any, loop: asyncio.AbstractEventLoop) -> None:
+    Once ``control`` is cancelled, the call in flight is cancelled (and with it the app's
+    own call) and CallCancelled raised, so the scenario stops at once."""
+
+    def __init__(self, client: Any, loop: asyncio.AbstractEventLoop, control: CallControl | None = None) -> None:
         self._client = client
         self._loop = loop
+        self._control = control
 
     def call(self, tool: str, arguments: dict[str, Any], *, timeout: float | None = None) -> CallOutcome:
+        import concurrent.futures  # noqa: PLC0415
         import time  # noqa: PLC0415
 
         from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
 
         started = time.perf_counter()
         wait = timeout or 60.0
+        if self._control is not None:
+            self._control.check()
         future = asyncio.run_coroutine_threadsafe(
             self._client.call_tool(tool, dict(arguments), timeout=wait), self._loop
         )
+        deadline = time.monotonic() + wait + 5
         try:
-            answer = future.result(wait + 5)
+            while True:
+                try:
+                    answer = future.result(min(0.1, max(deadline - time.monotonic(), 0.0)))
+                    break
+                except concurrent.futures.TimeoutError:
+                    if self._control is not None and self._control.cancelled:
+                        future.cancel()
+                        raise CallCancelled from None
+                    if time.monotonic() >= deadline:
+                        raise
         except ProbeError as err:
             return CallOutcome.from_error(err)
         return outcome_from_result(answer, int((time.perf_counter() - started) * 1000))
@@ -197,15 +215,24 @@ def broker_tools(artifacts: Path) -> list[BrokerTool]:
         except ScenarioError as err:
             raise InvalidArgumentError(str(err), suggestion="Fix the scenario file at that line.") from None
         tier = needed_tier(scenario.actions())
+        control = CallControl()
         if args.profile or (scenario.target is not None and args.app is None):
             target = AppTarget(profile=args.profile) if args.profile else scenario.target
             assert target is not None
             factory: Any = ProcessFactory(target, tier=tier, work_dir=artifacts / "sessions" / ".apps")
         else:
             rec = await broker.select_app(args.app)
-            live = _LiveApp(_BrokerConnection(rec.client, asyncio.get_running_loop()), rec.manifest.pid)
+            live = _LiveApp(_BrokerConnection(rec.client, asyncio.get_running_loop(), control), rec.manifest.pid)
             factory = _LiveFactory(live, rec.manifest.app_name)
-        outcome: ScenarioResult = await asyncio.to_thread(run_scenario, scenario, factory, artifacts=artifacts)
+        try:
+            outcome: ScenarioResult = await asyncio.to_thread(
+                run_scenario, scenario, factory, artifacts=artifacts, control=control
+            )
+        except asyncio.CancelledError:
+            # The agent cancelled: the run stops before its next step (the step in flight is
+            # cancelled in the app), closes what it started and writes no ticket.
+            control.cancel()
+            raise
         return result(outcome, outcome.line() + (f"\nticket: {outcome.ticket}" if outcome.ticket else ""))
 
     async def file_ticket_tool(broker: Broker, raw: dict[str, Any]) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.calls import CallControl
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe.core.trace import TraceStep
 from wpfprobe.testkit import assertions, oracles, tracing
@@ -81,8 +82,13 @@ def run_scenario(
     options: RunnerOptions | None = None,
     policy: SafetyPolicy | None = None,
     on_attempt: Callable[[int, ScenarioResult], None] | None = None,
+    control: CallControl | None = None,
 ) -> ScenarioResult:
-    """Run ``scenario`` (again on failure, as often as its ``retries`` say); a ticket for a failure."""
+    """Run ``scenario`` (again on failure, as often as its ``retries`` say); a ticket for a failure.
+
+    Once ``control`` is cancelled (an agent cancelled wpf_run_scenario), the run stops before
+    its next step, closes the app it started and raises CallCancelled: no result, no ticket.
+    """
     base_dir = Path(scenario.source_path).resolve().parent if scenario.source_path else Path.cwd()
     policy = policy or SafetyPolicy()
     attempts = 1 + scenario.retries
@@ -91,9 +97,12 @@ def run_scenario(
     result: ScenarioResult | None = None
     options = options or RunnerOptions()
     for attempt in range(1, attempts + 1):
+        if control is not None:
+            control.check()
         result, steps, session, log_tail = _attempt(
-            scenario, factory, Path(artifacts), base_dir, (update_baselines, update_snapshots), options, policy
-        )
+            scenario, factory, Path(artifacts), base_dir, (update_baselines, update_snapshots), options, policy,
+            control,
+        )  # fmt: skip
         tracing.finish(session.path, options.trace, passed=result.passed)
         if on_attempt is not None:
             on_attempt(attempt, result)
@@ -142,6 +151,7 @@ def _attempt(
     updates: tuple[bool, bool],
     options: RunnerOptions,
     policy: SafetyPolicy,
+    control: CallControl | None = None,
 ) -> tuple[ScenarioResult, list[TraceStep], SessionDir, str]:
     session = SessionDir(artifacts, new_session_id(f"scenario-{safe_name(scenario.id, 40)}"))
     runner = Runner(factory, session, source="scenario", options=options)
@@ -166,7 +176,7 @@ def _attempt(
             return result, [], session, str(err.detail.get("logTail") or "")
         try:
             for phase, phase_steps in (("setup", scenario.setup), ("steps", scenario.steps)):
-                failures = _run_steps(runner, scenario, phase, phase_steps, base_dir, updates, policy)
+                failures = _run_steps(runner, scenario, phase, phase_steps, base_dir, updates, policy, control)
                 if failures:
                     break
         except _Unsafe as exc:
@@ -177,7 +187,9 @@ def _attempt(
             log_tail = runner.app.log_tail(40)
         if scenario.teardown and not app_lost and result.error is None:
             try:
-                teardown = _run_steps(runner, scenario, "teardown", scenario.teardown, base_dir, updates, policy)
+                teardown = _run_steps(
+                    runner, scenario, "teardown", scenario.teardown, base_dir, updates, policy, control
+                )
             except _Unsafe as exc:
                 result.error = str(exc)
                 teardown = []
@@ -202,9 +214,12 @@ def _run_steps(
     base_dir: Path,
     updates: tuple[bool, bool],
     policy: SafetyPolicy,
+    control: CallControl | None = None,
 ) -> list[Failure]:
     """Run ``steps``; ``updates``: (write screenshot baselines, write tree snapshots) instead of comparing."""
     for index, step in enumerate(steps, start=1):
+        if control is not None:
+            control.check()
         timeout = step.expect_timeout_ms if step.expect_timeout_ms is not None else scenario.expect_timeout_ms
         expect = [_recorded(assertions.as_dict(a), timeout, base_dir) for a in step.expect] or None
         args = step_arguments(step)
