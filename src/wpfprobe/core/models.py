@@ -281,6 +281,44 @@ class ActionState(_Dto):
     value: float | None = None
 
 
+class Redo(_Dto):
+    """How to do an action again later: the locator worth keeping, as a scenario step and a Python line.
+
+    ``locator`` is the most stable locator that found exactly this element
+    when the action ran: its name, its automation id, its text inside its
+    nearest named container, its path only as a last resort (docs/testing.md).
+    A secret typed or set shows as ``[REDACTED]``.
+    """
+
+    locator: str | None = None
+    """None for keys sent to whatever had focus."""
+    step: str
+    """The scenario step, one line of YAML: ``{action: click, locator: "Button#saveButton"}``."""
+    python: str
+    """The Python API line: ``probe.locator("Button#saveButton").click()``."""
+
+
+class LocatorCandidate(_Dto):
+    """A locator ``wpf_generate_locator`` considered, with how many elements it found."""
+
+    locator: str
+    kind: Literal["name", "automationId", "text", "path"]
+    matches: int
+    """Elements it found now; 0 also when it did not find this one (or its container was too big to search)."""
+    unique: bool
+
+
+class GeneratedLocator(_Dto):
+    """The most stable locator that finds exactly this element now, and what else was considered, best first."""
+
+    node_id: str
+    locator: str
+    kind: Literal["name", "automationId", "text", "path"]
+    python: str
+    """``probe.locator("...")``."""
+    alternatives: list[LocatorCandidate]
+
+
 class AppError(_Dto):
     """An exception the app's own handler raised while handling the input."""
 
@@ -308,6 +346,8 @@ class ActionResult(_Dto):
     completed: bool
     """False while the app's handler is still running: it opened a modal dialog (see opened_windows)."""
     app_error: AppError | None = None
+    redo: Redo | None = None
+    """The scenario step and the Python line that do this again, with the locator worth keeping."""
 
 
 class WaitResult(_Dto):
@@ -318,6 +358,7 @@ class WaitResult(_Dto):
     """The value the condition was decided on (text, property value, count...)."""
     elapsed_ms: int
     polls: int
+    redo: Redo | None = None
 
 
 class SetPropertyResult(_Dto):
@@ -327,6 +368,7 @@ class SetPropertyResult(_Dto):
     previous_value: PlainValue = None
     new_value: PlainValue = None
     value_source: str
+    redo: Redo | None = None
 
 
 FindingLevel = Literal["info", "warning", "error"]

@@ -22,6 +22,7 @@ from wpfprobe.core.models import (
     Dispatcher,
     ElementInfo,
     FindResults,
+    GeneratedLocator,
     Node,
     Page,
     Property,
@@ -35,7 +36,7 @@ from wpfprobe.core.models import (
 )
 from wpfprobe.core.protocol import Capture, ObjectTable, ToolkitAdapter, TreeType, UiThread
 from wpfprobe.core.settings import ProbeSettings
-from wpfprobe.engine import walked
+from wpfprobe.engine import generating, walked
 from wpfprobe.engine.actions import Driver, OsInput
 from wpfprobe.engine.base import collection_deferred, process_name
 from wpfprobe.engine.checks import MAX_DEPTH, MAX_RESULTS, check_int, check_property_names, check_tree_type
@@ -46,6 +47,7 @@ from wpfprobe.engine.hop import Hop, count_errors, json_tree, rect
 from wpfprobe.engine.locators import Compound, parse_locator
 from wpfprobe.engine.matching import criteria_compound
 from wpfprobe.engine.reading import is_interesting
+from wpfprobe.engine.redo import python_value
 from wpfprobe.engine.target import Target, Tier
 from wpfprobe.engine.why import WhyQueries
 
@@ -286,6 +288,16 @@ class Engine(WhyQueries):
             }
 
         return ElementInfo.model_validate(self.indexed_hop(read))
+
+    def generate_locator(self, target: Target) -> GeneratedLocator:
+        """The most stable locator that finds exactly this element now, with every candidate considered."""
+
+        def read(h: Hop) -> dict[str, Any]:
+            el = h.resolve(target)
+            return {"nodeId": h.id(el), **generating.generate(h, el, all_candidates=True)}
+
+        found = self.indexed_hop(read)
+        return GeneratedLocator.model_validate({**found, "python": f"probe.locator({python_value(found['locator'])})"})
 
     def properties(
         self,

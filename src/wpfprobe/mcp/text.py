@@ -22,6 +22,7 @@ from wpfprobe.core.models import (
     ElementInfo,
     Finding,
     FindResults,
+    GeneratedLocator,
     Node,
     Page,
     Property,
@@ -333,19 +334,32 @@ def action_text(result: ActionResult) -> str:
         lines.append("the app is still handling it (a modal dialog is open): answer the dialog next")
     if result.app_error is not None:
         lines.append(f"app error {result.app_error.type}: {_clip(result.app_error.message, 200)}")
+    if result.redo is not None:
+        lines.append(f"redo {_clip(result.redo.step, 300)}")
+    return "\n".join(lines)
+
+
+def generated_locator_text(found: GeneratedLocator) -> str:
+    """The chosen locator first, then each candidate with what it matched."""
+    lines = [f"{found.locator} ({found.kind})", found.python]
+    for c in found.alternatives:
+        verdict = "unique" if c.unique else (f"{c.matches} matches" if c.matches else "does not find it")
+        lines.append(f"  {c.kind}: {c.locator} -> {verdict}")
     return "\n".join(lines)
 
 
 def wait_text(result: WaitResult) -> str:
     what = node_line(result.node) if result.node is not None else "(no element)"
     observed = json.dumps(result.observed, ensure_ascii=False)
-    return f"{result.condition} after {result.elapsed_ms} ms ({result.polls} polls): {what} observed={observed}"
+    line = f"{result.condition} after {result.elapsed_ms} ms ({result.polls} polls): {what} observed={observed}"
+    return line + (f"\nredo {_clip(result.redo.step, 300)}" if result.redo is not None else "")
 
 
 def set_property_text(result: SetPropertyResult) -> str:
     before = json.dumps(result.previous_value, ensure_ascii=False)
     after = json.dumps(result.new_value, ensure_ascii=False)
-    return f"{result.property} ({result.type_name}): {before} -> {after} [{result.value_source}] on {node_line(result.node)}"
+    line = f"{result.property} ({result.type_name}): {before} -> {after} [{result.value_source}] on {node_line(result.node)}"
+    return line + (f"\nredo {_clip(result.redo.step, 300)}" if result.redo is not None else "")
 
 
 def _value(value: object) -> str:

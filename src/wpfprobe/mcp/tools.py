@@ -23,6 +23,7 @@ from wpfprobe.core.models import (
     DiagnosticsPage,
     ElementInfo,
     FindResults,
+    GeneratedLocator,
     Node,
     Page,
     Property,
@@ -336,6 +337,11 @@ def _inspect(engine: Engine, args: _TargetArgs) -> ToolOutput:
     return ToolOutput(info, _text.inspect_text(info))
 
 
+def _generate_locator(engine: Engine, args: _TargetArgs) -> ToolOutput:
+    found = engine.generate_locator(args.target())
+    return ToolOutput(found, _text.generated_locator_text(found))
+
+
 def _properties(engine: Engine, args: PropertiesArgs) -> ToolOutput:
     page = engine.properties(
         args.target(),
@@ -431,7 +437,8 @@ def _set_property(engine: Engine, args: SetPropertyArgs) -> ToolOutput:
 _ACTION_NOTE = (
     " Returns what changed: the element's state before and after (text, checked, selection, enabled, "
     "focus), the windows that opened or closed, and where focus went; completed=false means the app "
-    "opened a modal dialog and is waiting in it."
+    "opened a modal dialog and is waiting in it. redo: the scenario step and Python line that do it "
+    "again, with the most stable locator that is unique now."
 )
 
 
@@ -548,6 +555,13 @@ def read_tools(*, tier: Tier) -> list[ToolSpec]:
             "One element in detail: type, name, automationId, text, path, a locator that re-finds it, parent, "
             "child count, visible/enabled/focused, screen bounds in pixels, DataContext type, binding errors.",
             _TargetArgs, ElementInfo, _inspect,
+        ),
+        ToolSpec(
+            "wpf_generate_locator", "read", "Generate locator",
+            "The locator worth keeping in a test for an element: the most stable one that finds exactly it now "
+            "(its name, its automation id, its text inside its nearest named container, its path only as a last "
+            "resort), each checked here; with the Python line and every candidate considered (matches, unique).",
+            _TargetArgs, GeneratedLocator, _generate_locator,
         ),
         ToolSpec(
             "wpf_get_properties", "read", "Properties",
