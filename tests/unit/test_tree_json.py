@@ -144,7 +144,8 @@ def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(mon
     # Before, the tool built the Tree's models, dumped them, and the SDK validated the dump against Tree once more.
     import asyncio
 
-    from wpfprobe.mcp.toolserver import ToolServer
+    from wpfprobe.mcp.tools import all_tools
+    from wpfprobe.mcp.toolserver import ToolServer, tool_function
 
     validated: list[Any] = []
     real = TypeAdapter.validate_python
@@ -161,8 +162,12 @@ def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(mon
         h.adapter.versioned = True
         h.adapter.walks = True
         tools = ToolServer(h.engine, tier="read")
+        spec = next(s for s in all_tools(tier="read") if s.name == "wpf_get_visual_tree")
+        # The SDK's own step after the tool returns: the result checked against the tool's output model.
+        registered = tools.server._tool_manager.get_tool("wpf_get_visual_tree")
+        assert registered is not None
         for fmt in ("text", "json"):
-            result = asyncio.run(tools.server.call_tool("wpf_get_visual_tree", {"maxDepth": 10, "format": fmt}))
+            result = registered.fn_metadata.convert_result(tool_function(spec, h.engine)(maxDepth=10, format=fmt))
             assert not result.is_error
             assert result.structured_content == h.engine.tree_json(max_depth=10)
             text = result.content[0].text
