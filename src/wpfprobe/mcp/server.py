@@ -290,6 +290,10 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
     settings = probe.engine.settings
+    from wpfprobe.mcp.toolserver import collections_after_response  # noqa: PLC0415
+
+    # Python's collector stays off while a read's answer is copied and written (toolserver).
+    mcp_app = collections_after_response(mcp_app)
     # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
     routes = _Routes(httpwire.HttpWire(mcp_app, path=MCP_PATH))
     guarded = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)

@@ -6,7 +6,6 @@ the server (and later the broker) turns these into tools.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -258,11 +257,15 @@ class ScreenshotInfo(_Dto):
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
-    structured: BaseModel
+    #: The output model, or its JSON already (``model_dump(mode="json", by_alias=True, exclude_none=True)``):
+    #: a tree of thousands of nodes is sent as the engine made it, with no model built and dumped again.
+    structured: BaseModel | dict[str, Any]
     text: str
     png: bytes | None = None
 
     def structured_json(self) -> dict[str, Any]:
+        if isinstance(self.structured, dict):
+            return self.structured
         return self.structured.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def png_base64(self) -> str | None:
@@ -293,15 +296,15 @@ def _windows(engine: Engine, args: WindowsArgs) -> ToolOutput:
 
 
 def _tree(engine: Engine, args: TreeArgs) -> ToolOutput:
-    tree = engine.tree(
+    tree = engine.tree_json(
         args.optional_target(),
         max_depth=args.max_depth,
         tree_type=args.tree_type,
         include_properties=args.include_properties,
     )
     if args.format == "json":
-        return ToolOutput(tree, json.dumps(tree.to_json_dict(), ensure_ascii=False))
-    return ToolOutput(tree, _text.tree_text(tree))
+        return ToolOutput(tree, _text.json_text(tree))
+    return ToolOutput(tree, _text.tree_json_text(tree))
 
 
 def _children(engine: Engine, args: ChildrenArgs) -> ToolOutput:

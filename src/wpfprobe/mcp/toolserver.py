@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import difflib
 import inspect
 import json
@@ -41,10 +42,11 @@ from pydantic_core import PydanticUndefined
 
 from wpfprobe.core.calls import CallCancelled, CallControl, controlling
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
+from wpfprobe.engine.base import collection_deferred
 from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.mcp import wirelog
 from wpfprobe.mcp.recording import Recorder
-from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, tier_allows
+from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, read_tools, tier_allows
 
 log = logging.getLogger("wpfprobe.server")
 
@@ -233,6 +235,7 @@ class ToolServer:
             structured_output=True,
         )
         _take_strings_verbatim(self.server, spec.name)
+        _skip_output_revalidation(self.server, spec.name)
         return True
 
     def tools_changed(self) -> None:
@@ -348,10 +351,97 @@ class _Sessions:
         if handshake and hasattr(connection, "send_tool_list_changed"):
             with contextlib.suppress(TypeError):  # a type that takes no weak reference
                 self._connections.add(connection)
+        if ctx.method == "tools/call" and _deferred_tool(ctx.params):
+            return await _with_collections_deferred(call_next, ctx)
         return await call_next(ctx)
 
     def handshake_connections(self) -> list[Any]:
         return list(self._connections)
+
+
+def _skip_output_revalidation(server: MCPServer, name: str) -> None:
+    """Keep the tool's published output schema, without the SDK validating each result against it again.
+
+    The SDK validates a tool's structured result against its output model on
+    the event loop, in one native call over the whole answer: 16 ms for a
+    5,000-node tree, holding the GIL, so the app's own Python handlers wait
+    that long. Ours are made from those models (or, for a tree, as their JSON
+    by ``Engine.tree_json``, pinned equal to the models' by the tests). Where
+    the SDK keeps its tools elsewhere, it validates as before.
+    """
+    manager = getattr(server, "_tool_manager", None)
+    tool = manager.get_tool(name) if manager is not None else None
+    metadata = getattr(tool, "fn_metadata", None)
+    if metadata is not None and getattr(metadata, "output_schema", None) is not None:
+        metadata.output_model = None
+
+
+#: The tools whose whole call runs with Python's collector off (``_Sessions``): reads, each bounded by
+#: ``ui_timeout``. Not the waits, nor an app's own tools: their length is not the probe's to bound.
+_DEFERRED_TOOLS = frozenset(spec.name for spec in read_tools(tier="read"))
+
+
+def _deferred_tool(params: Any) -> bool:
+    name = params.get("name") if isinstance(params, dict) else getattr(params, "name", None)
+    return name in _DEFERRED_TOOLS
+
+
+class _Held:
+    """The collector deferrals begun while one HTTP request is served, ended when its answer is written."""
+
+    def __init__(self) -> None:
+        self.open = True
+        self.deferrals: list[Any] = []
+
+
+_held: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("wpfprobe_collections_held", default=None)
+
+
+async def _with_collections_deferred(call_next: Any, ctx: Any) -> Any:
+    """``call_next(ctx)`` with Python's collector off, until the HTTP answer is written where that can be told.
+
+    A read's answer is copied by the SDK three times before it is sent (its
+    dump, the protocol's shaping, the JSON-RPC envelope's dump): tens of
+    thousands of containers for a big tree, alive together. Each counts
+    towards the collector's next run, and a run started then (a full one:
+    30 ms with 5,000 controls shown, far more on a loaded machine) holds the
+    GIL throughout, so the app's own Python waits. With the collector off
+    until the answer is written and freed, the count goes down again as they
+    are freed and nothing runs. ``collections_after_response`` (around the
+    HTTP app) ends the deferral then; where the handler runs outside that
+    request's context (a handshake-era session's task, stdio) it ends here,
+    when the answer has been shaped.
+    """
+    deferral = collection_deferred()
+    deferral.__enter__()
+    held = _held.get()
+    if held is not None and held.open:
+        held.deferrals.append(deferral)
+        return await call_next(ctx)
+    try:
+        return await call_next(ctx)
+    finally:
+        deferral.__exit__(None, None, None)
+
+
+def collections_after_response(app: Any) -> Any:
+    """The ASGI ``app``, ending the collector deferrals its requests began once each has been answered."""
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        held = _Held()
+        token = _held.set(held)
+        try:
+            await app(scope, receive, send)
+        finally:
+            held.open = False
+            _held.reset(token)
+            for deferral in held.deferrals:
+                deferral.__exit__(None, None, None)
+
+    return wrapped
 
 
 def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None = None) -> Callable[..., CallToolResult]:
