@@ -61,7 +61,8 @@ class Pack:
 
     A record is a JSON array: ``position`` opens it with the parent's index
     and the depth, every later field is written with its leading comma, and
-    the frame closes it. A read that throws writes ``[type, message]`` as its
+    the frame closes it (with a null automation id for a toolkit that has
+    none, then the record's ``WalkFrame.total``). A read that throws writes ``[type, message]`` as its
     field and adds the record's index to the walk's list of faulted records.
     """
 
@@ -305,6 +306,8 @@ class WalkFrame:
         self.is_rich = E.variable(bool, "isRich")
         self.k = E.variable(int, "k")
         self.first = E.const(0, int)
+        #: The record's total count of children (``-1``: none, written null): set by a record that lists only some.
+        self.total = E.variable(int, "total")
         self.faults = E.variable(StringBuilder, "faults")  # indexes of the records with a failed read
         self.type_ids = E.variable(_TypeIds, "typeIds")  # per walk: a type (or item kind) -> its index
         self.types = E.variable(StringBuilder, "types")  # the type table: [name, full name] per index
@@ -485,7 +488,7 @@ class WalkFrame:
             self.root, self.order, self.parents, self.depths, self.item_of, self.record_ids, self.kids, self.rich,
             self.nodes, self.item_index, self.sb, self.id_list, self.rich_depths, self.c, index, self.depth,
             self.node_id, self.listed, self.is_rich, self.k, index_box, started, self.faults, self.type_ids,
-            self.types, self.chunks,
+            self.types, self.chunks, self.total,
         ]  # fmt: skip
         body = E.block(
             own + variables,
@@ -539,8 +542,15 @@ class WalkFrame:
                     void(
                         E.assign(self.c, E.call(self.order, E.method(self.elements, "get_Item", int), index)),
                         E.assign(self.depth, E.call(self.depths, E.method(List[Int32], "get_Item", int), index)),
+                        E.assign(self.total, E.const(-1, int)),
                         entry,
-                        self.pack.text("]," if self.automation_ids else ",null],"),
+                        self.pack.text("" if self.automation_ids else ",null"),
+                        Expression.IfThenElse(
+                            Expression.LessThan(self.total, first),
+                            void(self.pack.null()),
+                            self.pack.int_field(self.total),
+                        ),
+                        self.pack.text("],"),
                         Expression.IfThen(
                             Expression.Equal(
                                 Expression.And(index, E.const(CHUNK_RECORDS - 1, int)), E.const(CHUNK_RECORDS - 1, int)

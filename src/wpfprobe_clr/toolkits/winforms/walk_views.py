@@ -1,6 +1,6 @@
 """List views in the .NET walk: a ListView's columns, its rows and their cells, read as records in .NET.
 
-A ListView that is not in virtual mode lists every row as a child, and in
+A ListView lists every row as a child (only those in view in virtual mode), and in
 details view every row has one cell per column: a list view of 5,000 rows
 was 25,000 nodes read the engine's way (a dozen pythonnet calls each, about
 85 us). The walk now queues them after the control's own children and writes
@@ -25,17 +25,29 @@ one record each, with the reads of ``items/listview.py`` mirrored exactly:
   width for the first cell, whose Bounds are the whole row's) meet the client
   area; enabled as the list view; no children, never rich.
 
+A list view in virtual mode makes its rows on request (RetrieveVirtualItem):
+its rows are ``ItemRef(list view, index)`` (``VirtualRow``), and only those in
+view are listed (``listview._virtual_rows``: from the top row down a page and
+two, or the first 50 while there is no top row), its node's ``totalCount``
+its Controls, columns and VirtualListSize. The walk lists the same rows, as
+items of the list view (id: the list view's, a dot and the index), each
+read through ``Items[index]`` as ``row_of`` reads it, with the row's reads
+above, and its cells as items of the row (id: the row's, a dot and the
+column). A row of a class written in Python, or one its list view does not
+own, would have to be read the engine's way, and a virtual row has no object
+to hand it: the list view's record asks for each row in view first, and
+leaves the whole list view to the engine if one is such a row.
+
 Python reads those texts and the cell's Name with ``str()``, so a null reads
 "None" there: the walk writes the same. A row or column of a class written in
-Python is rich (the engine reads it and its cells). A list view in virtual
-mode stays rich: its rows are ``ItemRef(list view, index)`` made for the rows
-in view only, and its node carries a ``totalCount`` the walked node has no
-field for. The ``Column`` fact of a cell is a property, not part of a node.
+Python is rich (the engine reads it and its cells). The ``Column`` fact of a
+cell is a property, not part of a node.
 
 The Python path stays the oracle: ``tests/integration/test_walker_live.py``
 compares the two on the zoo's list view and on list views in the states the
 zoo lacks (reordered columns, other views, check boxes, selection and focus,
-hidden, hundreds of rows).
+hidden, hundreds of rows, virtual lists of 5,000 rows scrolled, in list view,
+empty, and of rows of a Python class).
 """
 
 from __future__ import annotations
@@ -54,8 +66,9 @@ from System.Windows.Forms import ColumnHeader, ColumnHeaderStyle, ListView, List
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame
+from wpfprobe_clr.toolkits.winforms.items.listview import VIRTUAL_PAGE
 
-__all__ = ["CELL_TYPE", "ViewWalk"]
+__all__ = ["CELL_TYPE", "ViewWalk", "as_python_str", "linq"]
 
 #: A cell's type names (``ListViewCell.naming``): a subitem is read through its row, with no type of its own asked.
 CELL_TYPE = ("ListViewSubItem", "System.Windows.Forms.ListViewItem+ListViewSubItem")
@@ -63,7 +76,7 @@ CELL_TYPE = ("ListViewSubItem", "System.Windows.Forms.ListViewItem+ListViewSubIt
 _Columns = List[ColumnHeader]
 
 
-def _linq(name: str, arity: int, *types: Any) -> Any:
+def linq(name: str, arity: int, *types: Any) -> Any:
     """``Enumerable.name<types>`` taking ``arity`` arguments (the overload without a comparer)."""
     for m in clr.GetClrType(Enumerable).GetMethods():
         if m.Name == name and m.GetParameters().Length == arity and m.GetGenericArguments().Length == len(types):
@@ -80,7 +93,7 @@ def _enum(value: Any, kind: Any) -> Any:
     return E.convert(E.const(int(value), int), kind)
 
 
-def _as_python_str(read: Any) -> Any:
+def as_python_str(read: Any) -> Any:
     """``read`` as Python's ``str()`` shows it: a null is "None" (the item classes read texts with ``str``)."""
     return Expression.Coalesce(read, E.const("None", str))
 
@@ -94,17 +107,22 @@ class ViewWalk:
         self.columns = E.variable(_Columns, "viewColumns")
         #: How many children the list view has beyond its Controls (0: not a list view, or rich).
         self.count = E.variable(int, "viewCount")
-        self.variables = [self.columns, self.count]
+        #: A list view in virtual mode: its rows in view are ``first`` and on (``listview._virtual_rows``).
+        self.virtual = E.variable(bool, "viewVirtual")
+        self.first = E.variable(int, "viewFirst")
+        #: A virtual list view's columns and VirtualListSize (``totalCount`` less its Controls); -1 otherwise.
+        self.total = E.variable(int, "viewTotal")
+        self.variables = [self.columns, self.count, self.virtual, self.first, self.total]
 
     def _details(self, lv: Any) -> Any:
         return Expression.Equal(E.prop(lv, "View"), _enum(View.Details, View))
 
-    def rich(self, c: Any) -> Any:
-        """Whether the control ``c`` is a list view the walk leaves to the engine (virtual mode)."""
-        return Expression.AndAlso(E.is_type(c, ListView), E.prop(E.convert(c, ListView), "VirtualMode"))
-
     def reset(self) -> Any:
-        return E.assign(self.count, self.f.first)
+        f = self.f
+        return f.pack.void(
+            E.assign(self.count, f.first), E.assign(self.virtual, E.const(False, bool)),
+            E.assign(self.total, E.const(-1, int)),
+        )  # fmt: skip
 
     def read(self, c: Any) -> Any:
         """For a list view ``c`` that is not rich: its columns in order, and its count of children beyond Controls.
@@ -114,25 +132,107 @@ class ViewWalk:
         """
         lv = E.convert(c, ListView)
         # Python's sorted is stable, and so is OrderBy: columns of one DisplayIndex keep their order.
-        cast = E.static_call(Enumerable, _linq("Cast", 1, ColumnHeader), E.prop(lv, "Columns"))
+        cast = E.static_call(Enumerable, linq("Cast", 1, ColumnHeader), E.prop(lv, "Columns"))
         key = E.const(_by_display_index(), E.func(ColumnHeader, int))
-        ordered = E.static_call(Enumerable, _linq("OrderBy", 2, ColumnHeader, Int32), cast, key)
+        ordered = E.static_call(Enumerable, linq("OrderBy", 2, ColumnHeader, Int32), cast, key)
         return Expression.IfThen(
             E.is_type(c, ListView),
             self.f.pack.void(
                 Expression.IfThenElse(
                     self._details(lv),
-                    E.assign(self.columns, E.static_call(Enumerable, _linq("ToList", 1, ColumnHeader), ordered)),
+                    E.assign(self.columns, E.static_call(Enumerable, linq("ToList", 1, ColumnHeader), ordered)),
                     E.assign(self.columns, E.new(_Columns)),
                 ),
-                E.assign(
-                    self.count, Expression.Add(E.prop(self.columns, "Count"), E.prop(E.prop(lv, "Items"), "Count"))
+                Expression.IfThenElse(
+                    E.prop(lv, "VirtualMode"),
+                    self._read_virtual(lv),
+                    E.assign(
+                        self.count, Expression.Add(E.prop(self.columns, "Count"), E.prop(E.prop(lv, "Items"), "Count"))
+                    ),
+                ),
+            ),
+        )
+
+    def _read_virtual(self, lv: Any) -> Any:
+        """``listview._virtual_rows``: the rows in view (the first 50 while there is no top row), and the total.
+
+        Each row in view is asked for once here: one the engine must read (an
+        item of a class written in Python, or one its list view does not own)
+        leaves the whole list view to the engine, since a row of a virtual list
+        has no object of its own to hand it (``ItemRef(list view, index)``).
+        """
+        f = self.f
+        void = f.pack.void
+        size = E.variable(int, "virtualSize")
+        end = E.variable(int, "virtualEnd")
+        top = E.variable(ListViewItem, "topRow")
+        row = E.variable(ListViewItem, "virtualRow")
+        j = E.variable(int, "virtualAt")
+        lowest = E.method(Math, "Min", int, int)
+        per_page = Expression.Add(
+            Expression.Divide(
+                E.prop(E.prop(lv, "ClientSize"), "Height"),
+                E.static_call(Math, E.method(Math, "Max", int, int), E.prop(E.prop(top, "Bounds"), "Height"),
+                              E.const(1, int)),
+            ),
+            E.const(2, int),
+        )  # fmt: skip
+        rows = Expression.Subtract(end, self.first)
+        odd = Expression.OrElse(
+            E.is_type(row, bridge.DERIVED_INTERFACE),
+            Expression.ReferenceNotEqual(E.prop(row, "ListView"), lv),
+        )
+        item = E.call(
+            E.prop(lv, "Items"),
+            E.method(ListView.ListViewItemCollection, "get_Item", int),
+            Expression.Add(self.first, j),
+        )
+        return E.block(
+            [size, end, top, row, j],
+            E.assign(self.virtual, E.const(True, bool)),
+            E.assign(size, E.prop(lv, "VirtualListSize")),
+            E.assign(self.first, f.first),
+            E.assign(end, f.first),
+            Expression.IfThen(
+                Expression.GreaterThan(size, f.first),
+                void(
+                    E.assign(
+                        top,
+                        E.condition(
+                            E.prop(lv, "IsHandleCreated"), E.prop(lv, "TopItem"), E.null(ListViewItem), ListViewItem
+                        ),
+                    ),
+                    Expression.IfThenElse(
+                        Expression.ReferenceEqual(top, E.null(ListViewItem)),
+                        E.assign(end, E.static_call(Math, lowest, size, E.const(VIRTUAL_PAGE, int))),
+                        void(
+                            E.assign(self.first, E.prop(top, "Index")),
+                            E.assign(end, E.static_call(Math, lowest, size, Expression.Add(self.first, per_page))),
+                        ),
+                    ),
+                ),
+            ),
+            E.assign(end, E.static_call(Math, E.method(Math, "Max", int, int), end, self.first)),
+            E.for_range(
+                j,
+                rows,
+                void(E.assign(row, item), Expression.IfThen(odd, E.assign(f.is_rich, E.const(True, bool)))),
+            ),
+            Expression.IfThenElse(
+                f.is_rich,
+                self.reset(),
+                void(
+                    E.assign(self.count, Expression.Add(E.prop(self.columns, "Count"), rows)),
+                    E.assign(self.total, Expression.Add(E.prop(self.columns, "Count"), size)),
                 ),
             ),
         )
 
     def enqueue(self) -> Any:
-        """Queue the list view's (``f.c``'s) columns, then its rows, after its controls (``read`` came first)."""
+        """Queue the list view's (``f.c``'s) columns, then its rows, after its controls (``read`` came first).
+
+        A virtual list's rows are items of the list view (``ItemRef(list view, index)``), not objects.
+        """
         f = self.f
         items = E.prop(E.convert(f.c, ListView), "Items")
         column = E.call(self.columns, E.method(_Columns, "get_Item", int), f.k)
@@ -142,7 +242,11 @@ class ViewWalk:
             Expression.GreaterThan(self.count, f.first),
             f.pack.void(
                 E.for_range(f.k, E.prop(self.columns, "Count"), f.below_cap(f.enqueue_node(column))),
-                E.for_range(f.k, rows, f.below_cap(f.enqueue_node(row))),
+                Expression.IfThenElse(
+                    self.virtual,
+                    E.for_range(f.k, rows, f.below_cap(f.enqueue(f.c, Expression.Add(self.first, f.k)))),
+                    E.for_range(f.k, rows, f.below_cap(f.enqueue_node(row))),
+                ),
             ),
         )
 
@@ -179,7 +283,7 @@ class ViewWalk:
             f.id_field(column),
             self._type_fields(column, net_type),
             pack.string_field(E.prop(column, "Name")),
-            pack.string_field(_as_python_str(E.prop(column, "Text"))),
+            pack.string_field(as_python_str(E.prop(column, "Text"))),
             pack.false(),  # no access key
             pack.bool_field(
                 Expression.AndAlso(E.prop(lv, "Visible"), Expression.NotEqual(E.prop(lv, "HeaderStyle"), no_header))
@@ -203,7 +307,27 @@ class ViewWalk:
             ),
         )
 
-    def _row_record(self) -> Any:
+    def _virtual_row(self) -> Any:
+        """The ListViewItem of the virtual row the entry stands for (its index is the entry's item)."""
+        f = self.f
+        at = E.call(f.item_of, E.method(List[Int32], "get_Item", int), f.index)
+        items = E.prop(E.convert(f.c, ListView), "Items")
+        return E.call(items, E.method(ListView.ListViewItemCollection, "get_Item", int), at)
+
+    def virtual_record(self) -> Any:
+        """The record of a queued item of a list view (``f.c``) in virtual mode: a row, or a cell of one.
+
+        ``VirtualRow`` and ``ListViewCell`` read the row through its index
+        (``row_of``): the list view's ``Items[index]``, its RetrieveVirtualItem.
+        """
+        f = self.f
+        return Expression.IfThenElse(
+            Expression.LessThan(f.queued_item(), f.first),
+            self._row_record(virtual=True),
+            self.cell_record(virtual=True),
+        )
+
+    def _row_record(self, *, virtual: bool = False) -> Any:
         f, pack = self.f, self.f.pack
         void = pack.void
         lv = E.convert(f.c, ListView)
@@ -212,14 +336,18 @@ class ViewWalk:
         cells = E.variable(int, "cells")
         sub_items = E.prop(E.prop(row, "SubItems"), "Count")
         columns = E.prop(E.prop(lv, "Columns"), "Count")
+        at = E.call(f.item_of, E.method(List[Int32], "get_Item", int), f.index)
+        # A virtual row is ``ItemRef(list view, index)``: its id the list view's, a dot and the index. Never rich:
+        # the list view's record left the whole list to the engine if one of its rows needed it.
+        rich = E.const(False, bool) if virtual else E.is_type(row, bridge.DERIVED_INTERFACE)
         return E.block(
             [row, net_type, cells],
-            E.assign(row, E.convert(f.queued_node(), ListViewItem)),
+            E.assign(row, self._virtual_row() if virtual else E.convert(f.queued_node(), ListViewItem)),
             f.position(),
-            f.id_field(row),
+            f.item_id_field(at) if virtual else f.id_field(row),
             self._type_fields(row, net_type),
             pack.string_field(E.prop(row, "Name")),
-            pack.string_field(_as_python_str(E.prop(row, "Text"))),
+            pack.string_field(as_python_str(E.prop(row, "Text"))),
             pack.false(),  # no access key
             pack.bool_field(self._row_shown(lv, row)),
             pack.bool_field(E.prop(lv, "Enabled")),
@@ -244,7 +372,7 @@ class ViewWalk:
                 )
             ),
             # A row of a class written in Python: the engine reads it, and its cells.
-            Expression.Assign(f.is_rich, E.is_type(row, bridge.DERIVED_INTERFACE)),
+            Expression.Assign(f.is_rich, rich),
             f.rich_field(row),
             pack.bool_field(E.prop(row, "Selected")),
             pack.null(),  # expanded: a row has nothing to expand
@@ -254,8 +382,11 @@ class ViewWalk:
             ),
         )
 
-    def cell_record(self) -> Any:
-        """The record of a queued cell: item ``f.queued_item()`` of the row the entry stands for (``f.c`` its list view)."""
+    def cell_record(self, *, virtual: bool = False) -> Any:
+        """The record of a queued cell: item ``f.queued_item()`` of the row the entry stands for (``f.c`` its list view).
+
+        ``virtual``: the row is a virtual list's, the entry's item (``virtual_record``).
+        """
         f, pack = self.f, self.f.pack
         lv = E.convert(f.c, ListView)
         row = E.variable(ListViewItem, "cellRow")
@@ -276,13 +407,13 @@ class ViewWalk:
         )
         return E.block(
             [row, i],
-            E.assign(row, E.convert(f.queued_node(), ListViewItem)),
+            E.assign(row, self._virtual_row() if virtual else E.convert(f.queued_node(), ListViewItem)),
             E.assign(i, f.queued_item()),
             f.position(),
             f.item_id_field(i),
             pack.role_field(CELL_TYPE),
-            pack.string_field(_as_python_str(E.prop(sub_item, "Name"))),
-            pack.string_field(_as_python_str(E.prop(sub_item, "Text"))),
+            pack.string_field(as_python_str(E.prop(sub_item, "Name"))),
+            pack.string_field(as_python_str(E.prop(sub_item, "Text"))),
             pack.false(),  # no access key
             pack.bool_field(Expression.AndAlso(self._row_shown(lv, row), cell_shown)),
             pack.bool_field(E.prop(lv, "Enabled")),
