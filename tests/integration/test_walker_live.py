@@ -421,6 +421,20 @@ def _view_patterns() -> Any:
         args.Item = row
 
     odd.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_python_row)
+    # An app's handler that fails for some rows: it throws for row 1 and gives no row for row 2.
+    faulty = place("faultyVirtual", View.Details, 480, 340, 150, 60)
+    columns(faulty, "Row")
+    faulty.VirtualMode = True
+    faulty.VirtualListSize = 4
+
+    def make_faulty_row(_sender: Any, args: Any) -> None:
+        i = int(args.ItemIndex)
+        if i == 1:
+            raise ValueError("no row 1 here")
+        if i != 2:
+            args.Item = ListViewItem(f"faulty {i}")
+
+    faulty.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_faulty_row)
     form.Shown += EventHandler(lambda *_: None)
     form.Show()
     details.EnsureVisible(25)  # scrolled (once it has a window): the first rows are out of view
@@ -438,18 +452,16 @@ def test_list_view_columns_rows_and_cells_are_walked_in_net_as_the_engine_reads_
     """Columns in display order (details view only), rows and their cells (fewer or more subitems than columns,
     named ones), list and icon views, check boxes, selection, focus, scrolling, a hidden, a disabled and a
     headerless list view, an empty one, 300 rows, and lists in virtual mode (their rows in view only, and their
-    total): walked in .NET, equal to the engine's own reads."""
+    total; rows of a Python class, and an app's handler that throws or gives no row): walked in .NET, equal to
+    the engine's own reads."""
     form = running_app.invoke(_view_patterns)
     try:
         count, left_to_the_engine = _left_to_the_engine(probe, "Form#viewPatterns", max_depth=10)
         assert count > 1000
-        # The virtual list whose rows are of a Python class: the engine reads it (a virtual row has no object).
-        assert set(left_to_the_engine) == {
-            ("ListView", "oddVirtual"),
-            ("ColumnHeader", "oddVirtualFirst"),
-            ("PythonRow", None),
-            ("ListViewSubItem", None),
-        }
+        # The rows of a Python class in a virtual list, and their cells, and the rows an app's handler failed to
+        # give: the engine reads them, as ItemRefs (the last two as it reads a row it cannot get).
+        assert set(left_to_the_engine) == {("PythonRow", None), ("ListViewSubItem", None), ("ItemRef", None)}
+        assert len(left_to_the_engine) == 8
         tree = probe.tree("Form#viewPatterns", max_depth=10).model_dump()["root"]
         views = {kid["name"]: kid for kid in tree["children"]}
         shown = views["detailsView"]["children"]
@@ -490,6 +502,9 @@ def test_list_view_columns_rows_and_cells_are_walked_in_net_as_the_engine_reads_
             f"virtual {i}" for i in range(len(listed["children"]))
         ]
         assert (views["emptyVirtual"]["total_count"], len(views["emptyVirtual"]["children"])) == (1, 1)
+        faulty = views["faultyVirtual"]["children"][1:]  # its column, then its rows
+        assert [r["text"] for r in faulty] == ["faulty 0", None, None, "faulty 3"]
+        assert faulty[1]["error"]["message"] == "no row 1 here" and faulty[2]["error"] is not None
         # Cut between a row and its cells, at a node cap inside a list view's rows, and in slices of 0.3 ms.
         for depth in (1, 2):
             _assert_same(probe, "Form#viewPatterns", max_depth=depth)
@@ -553,6 +568,8 @@ def _settled(probe: Any, root: str, timeout: float = 60.0) -> None:
 def _grid_patterns() -> Any:
     """A form of grids in the set-ups and states the zoo's bound grid lacks."""
     import clr
+
+    clr.AddReference("System.Data")
     from System import Boolean, DateTime, DBNull, Decimal, Double, Int32
     from System.Data import DataTable
     from System.Windows.Forms import (

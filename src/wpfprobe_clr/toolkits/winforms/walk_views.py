@@ -29,14 +29,15 @@ A list view in virtual mode makes its rows on request (RetrieveVirtualItem):
 its rows are ``ItemRef(list view, index)`` (``VirtualRow``), and only those in
 view are listed (``listview._virtual_rows``: from the top row down a page and
 two, or the first 50 while there is no top row), its node's ``totalCount``
-its Controls, columns and VirtualListSize. The walk lists the same rows, as
-items of the list view (id: the list view's, a dot and the index), each
-read through ``Items[index]`` as ``row_of`` reads it, with the row's reads
-above, and its cells as items of the row (id: the row's, a dot and the
-column). A row of a class written in Python, or one its list view does not
-own, would have to be read the engine's way, and a virtual row has no object
-to hand it: the list view's record asks for each row in view first, and
-leaves the whole list view to the engine if one is such a row.
+its Controls, columns and VirtualListSize. The walk lists the same rows (id:
+the list view's, a dot and the index), each asked for once through
+``Items[index]`` (RetrieveVirtualItem, often a Python handler of the app's;
+``row_of`` asks again for every read of the same row) and read with the
+row's reads above, and its cells (id: the row's, a dot and the column). A
+row of a class written in Python, one its list view does not own, or one
+the handler failed to give (it threw, or gave none), is handed to the engine
+as its ``ItemRef`` (``WalkFrame.rich_field``'s ``item``), which reads it and
+its cells its own way (and shows the fault).
 
 Python reads those texts and the cell's Name with ``str()``, so a null reads
 "None" there: the walk writes the same. A row or column of a class written in
@@ -47,7 +48,7 @@ The Python path stays the oracle: ``tests/integration/test_walker_live.py``
 compares the two on the zoo's list view and on list views in the states the
 zoo lacks (reordered columns, other views, check boxes, selection and focus,
 hidden, hundreds of rows, virtual lists of 5,000 rows scrolled, in list view,
-empty, and of rows of a Python class).
+empty, of rows of a Python class, and with a handler that fails).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from typing import Any
 
 import clr
 from System import Array, Int32, Math, Object
+from System import Exception as NetException
 from System import Type as NetType
 from System.Collections.Generic import List
 from System.Drawing import Rectangle
@@ -70,6 +72,8 @@ from wpfprobe_clr.toolkits.winforms.items.listview import VIRTUAL_PAGE
 
 __all__ = ["CELL_TYPE", "ViewWalk", "as_python_str", "linq"]
 
+#: A row's type names, for the record of a virtual row that could not be read (the engine reads it).
+ROW_TYPE = ("ListViewItem", "System.Windows.Forms.ListViewItem")
 #: A cell's type names (``ListViewCell.naming``): a subitem is read through its row, with no type of its own asked.
 CELL_TYPE = ("ListViewSubItem", "System.Windows.Forms.ListViewItem+ListViewSubItem")
 
@@ -154,41 +158,26 @@ class ViewWalk:
         )
 
     def _read_virtual(self, lv: Any) -> Any:
-        """``listview._virtual_rows``: the rows in view (the first 50 while there is no top row), and the total.
-
-        Each row in view is asked for once here: one the engine must read (an
-        item of a class written in Python, or one its list view does not own)
-        leaves the whole list view to the engine, since a row of a virtual list
-        has no object of its own to hand it (``ItemRef(list view, index)``).
-        """
+        """``listview._virtual_rows``: the rows in view (the first 50 while there is no top row), and the total."""
         f = self.f
         void = f.pack.void
         size = E.variable(int, "virtualSize")
         end = E.variable(int, "virtualEnd")
         top = E.variable(ListViewItem, "topRow")
-        row = E.variable(ListViewItem, "virtualRow")
-        j = E.variable(int, "virtualAt")
         lowest = E.method(Math, "Min", int, int)
         per_page = Expression.Add(
             Expression.Divide(
                 E.prop(E.prop(lv, "ClientSize"), "Height"),
-                E.static_call(Math, E.method(Math, "Max", int, int), E.prop(E.prop(top, "Bounds"), "Height"),
-                              E.const(1, int)),
+                E.static_call(
+                    Math, E.method(Math, "Max", int, int), E.prop(E.prop(top, "Bounds"), "Height"), E.const(1, int)
+                ),
             ),
             E.const(2, int),
-        )  # fmt: skip
+        )
+        in_view = E.condition(E.prop(lv, "IsHandleCreated"), E.prop(lv, "TopItem"), E.null(ListViewItem), ListViewItem)
         rows = Expression.Subtract(end, self.first)
-        odd = Expression.OrElse(
-            E.is_type(row, bridge.DERIVED_INTERFACE),
-            Expression.ReferenceNotEqual(E.prop(row, "ListView"), lv),
-        )
-        item = E.call(
-            E.prop(lv, "Items"),
-            E.method(ListView.ListViewItemCollection, "get_Item", int),
-            Expression.Add(self.first, j),
-        )
         return E.block(
-            [size, end, top, row, j],
+            [size, end, top],
             E.assign(self.virtual, E.const(True, bool)),
             E.assign(size, E.prop(lv, "VirtualListSize")),
             E.assign(self.first, f.first),
@@ -196,12 +185,7 @@ class ViewWalk:
             Expression.IfThen(
                 Expression.GreaterThan(size, f.first),
                 void(
-                    E.assign(
-                        top,
-                        E.condition(
-                            E.prop(lv, "IsHandleCreated"), E.prop(lv, "TopItem"), E.null(ListViewItem), ListViewItem
-                        ),
-                    ),
+                    E.assign(top, in_view),
                     Expression.IfThenElse(
                         Expression.ReferenceEqual(top, E.null(ListViewItem)),
                         E.assign(end, E.static_call(Math, lowest, size, E.const(VIRTUAL_PAGE, int))),
@@ -213,25 +197,14 @@ class ViewWalk:
                 ),
             ),
             E.assign(end, E.static_call(Math, E.method(Math, "Max", int, int), end, self.first)),
-            E.for_range(
-                j,
-                rows,
-                void(E.assign(row, item), Expression.IfThen(odd, E.assign(f.is_rich, E.const(True, bool)))),
-            ),
-            Expression.IfThenElse(
-                f.is_rich,
-                self.reset(),
-                void(
-                    E.assign(self.count, Expression.Add(E.prop(self.columns, "Count"), rows)),
-                    E.assign(self.total, Expression.Add(E.prop(self.columns, "Count"), size)),
-                ),
-            ),
+            E.assign(self.count, Expression.Add(E.prop(self.columns, "Count"), rows)),
+            E.assign(self.total, Expression.Add(E.prop(self.columns, "Count"), size)),
         )
 
     def enqueue(self) -> Any:
         """Queue the list view's (``f.c``'s) columns, then its rows, after its controls (``read`` came first).
 
-        A virtual list's rows are items of the list view (``ItemRef(list view, index)``), not objects.
+        A virtual list's rows are items of the list view (``ItemRef(list view, index)``, ``virtual_record``).
         """
         f = self.f
         items = E.prop(E.convert(f.c, ListView), "Items")
@@ -307,25 +280,18 @@ class ViewWalk:
             ),
         )
 
-    def _virtual_row(self) -> Any:
-        """The ListViewItem of the virtual row the entry stands for (its index is the entry's item)."""
-        f = self.f
-        at = E.call(f.item_of, E.method(List[Int32], "get_Item", int), f.index)
-        items = E.prop(E.convert(f.c, ListView), "Items")
-        return E.call(items, E.method(ListView.ListViewItemCollection, "get_Item", int), at)
-
     def virtual_record(self) -> Any:
-        """The record of a queued item of a list view (``f.c``) in virtual mode: a row, or a cell of one.
+        """The record of a queued row of a list view (``f.c``) in virtual mode: ``ItemRef(list view, index)``.
 
-        ``VirtualRow`` and ``ListViewCell`` read the row through its index
-        (``row_of``): the list view's ``Items[index]``, its RetrieveVirtualItem.
+        ``VirtualRow`` reads the row through its index (``row_of``: the list
+        view's ``Items[index]``, its RetrieveVirtualItem, often a Python
+        handler of the app's, asked again for every read). The walk asks once
+        and reads what it gave; its cells are queued as parts of that row
+        (``WalkFrame.enqueue_parts``). A row the engine must read (of a class
+        written in Python, or one its list view does not own) is handed back
+        as its ``ItemRef``.
         """
-        f = self.f
-        return Expression.IfThenElse(
-            Expression.LessThan(f.queued_item(), f.first),
-            self._row_record(virtual=True),
-            self.cell_record(virtual=True),
-        )
+        return self._row_record(virtual=True)
 
     def _row_record(self, *, virtual: bool = False) -> Any:
         f, pack = self.f, self.f.pack
@@ -336,15 +302,17 @@ class ViewWalk:
         cells = E.variable(int, "cells")
         sub_items = E.prop(E.prop(row, "SubItems"), "Count")
         columns = E.prop(E.prop(lv, "Columns"), "Count")
-        at = E.call(f.item_of, E.method(List[Int32], "get_Item", int), f.index)
-        # A virtual row is ``ItemRef(list view, index)``: its id the list view's, a dot and the index. Never rich:
-        # the list view's record left the whole list to the engine if one of its rows needed it.
-        rich = E.const(False, bool) if virtual else E.is_type(row, bridge.DERIVED_INTERFACE)
-        return E.block(
-            [row, net_type, cells],
-            E.assign(row, self._virtual_row() if virtual else E.convert(f.queued_node(), ListViewItem)),
+        index = E.call(f.item_of, E.method(List[Int32], "get_Item", int), f.index)
+        rich = E.is_type(row, bridge.DERIVED_INTERFACE)
+        if virtual:
+            rich = Expression.OrElse(rich, Expression.ReferenceNotEqual(E.prop(row, "ListView"), lv))
+        below = f.enqueue_parts(row, cells) if virtual else E.for_range(
+            f.k, cells, f.below_cap(f.enqueue_node_item(f.k))
+        )  # fmt: skip
+        record = E.block(
+            [net_type, cells],
             f.position(),
-            f.item_id_field(at) if virtual else f.id_field(row),
+            f.item_id_field(index) if virtual else f.id_field(row),
             self._type_fields(row, net_type),
             pack.string_field(E.prop(row, "Name")),
             pack.string_field(as_python_str(E.prop(row, "Text"))),
@@ -373,20 +341,50 @@ class ViewWalk:
             ),
             # A row of a class written in Python: the engine reads it, and its cells.
             Expression.Assign(f.is_rich, rich),
-            f.rich_field(row),
+            f.rich_field(row, item=index if virtual else None),
             pack.bool_field(E.prop(row, "Selected")),
             pack.null(),  # expanded: a row has nothing to expand
             Expression.IfThen(
-                Expression.AndAlso(Expression.Not(f.is_rich), Expression.LessThan(f.depth, f.max_depth)),
-                E.for_range(f.k, cells, f.below_cap(f.enqueue_node_item(f.k))),
+                Expression.AndAlso(Expression.Not(f.is_rich), Expression.LessThan(f.depth, f.max_depth)), below
+            ),
+        )
+        if not virtual:
+            return E.block([row], E.assign(row, E.convert(f.queued_node(), ListViewItem)), record)
+        # The app's RetrieveVirtualItem may throw, or give no row: that row is the engine's to read (and fault).
+        fetch = E.call(E.prop(lv, "Items"), E.method(ListView.ListViewItemCollection, "get_Item", int), index)
+        return E.block(
+            [row],
+            E.try_catch(
+                void(E.assign(row, fetch)), NetException, "ex", lambda _ex: void(E.assign(row, E.null(ListViewItem)))
+            ),
+            Expression.IfThenElse(
+                Expression.ReferenceEqual(row, E.null(ListViewItem)), self._unread_row(index), record
             ),
         )
 
-    def cell_record(self, *, virtual: bool = False) -> Any:
-        """The record of a queued cell: item ``f.queued_item()`` of the row the entry stands for (``f.c`` its list view).
+    def _unread_row(self, index: Any) -> Any:
+        """The record of a virtual row the list view could not give (``index``): rich, its fields unread."""
+        f, pack = self.f, self.f.pack
+        return pack.void(
+            f.position(),
+            f.item_id_field(index),
+            pack.role_field(ROW_TYPE),
+            pack.null(),  # name
+            pack.null(),  # text
+            pack.false(),  # no access key
+            pack.false(),  # visible
+            pack.false(),  # enabled
+            pack.false(),  # focused
+            pack.null(),  # checked
+            pack.zero(),  # no children walked
+            E.assign(f.is_rich, E.const(True, bool)),
+            f.rich_field(f.c, item=index),
+            pack.null(),
+            pack.null(),  # selected, expanded
+        )
 
-        ``virtual``: the row is a virtual list's, the entry's item (``virtual_record``).
-        """
+    def cell_record(self) -> Any:
+        """The record of a queued cell: item ``f.queued_item()`` of the row the entry stands for (``f.c`` its list view)."""
         f, pack = self.f, self.f.pack
         lv = E.convert(f.c, ListView)
         row = E.variable(ListViewItem, "cellRow")
@@ -407,7 +405,7 @@ class ViewWalk:
         )
         return E.block(
             [row, i],
-            E.assign(row, self._virtual_row() if virtual else E.convert(f.queued_node(), ListViewItem)),
+            E.assign(row, E.convert(f.queued_node(), ListViewItem)),
             E.assign(i, f.queued_item()),
             f.position(),
             f.item_id_field(i),
