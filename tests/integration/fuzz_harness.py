@@ -43,7 +43,8 @@ class FuzzApp:
             encoding="utf-8",
             errors="replace",
         )
-        self.printed: list[str] = []  # every line the app printed that is not its own protocol
+        self.printed: list[str] = []  # every line the app printed once it served, not its own protocol
+        self.startup_output: list[str] = []
         self.facts: dict[str, Any] | None = None
         self._started = threading.Event()
         self._lock = threading.Lock()
@@ -61,6 +62,11 @@ class FuzzApp:
             parsed = _json_line(line)
             if parsed is not None and "url" in parsed and not self.url:
                 self.url, self.token = parsed["url"], parsed["token"]
+                with self._lock:
+                    # Mono's own start-up, before the probe serves: now and then, on a loaded machine,
+                    # its X11 keyboard set-up prints "Could not set X locale modifiers". Kept apart:
+                    # the tests judge what the app prints once clients talk to it.
+                    self.startup_output, self.printed[:] = list(self.printed), []
                 self._started.set()
             elif parsed is not None and "facts" in parsed:
                 self.facts = parsed["facts"]

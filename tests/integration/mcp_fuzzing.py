@@ -502,6 +502,8 @@ class Fuzzer:
             f"error codes: {dict(sorted(s.errors.items()))}",
             f"calls per tool: {dict(sorted(s.by_tool.items()))}",
         ]
+        if self.app is not None and self.app.startup_output:
+            lines.append(f"printed while the app started, before it served: {self.app.startup_output[:5]}")
         lines += [f"FAILURE {f.line()}" for f in self.failures.values()]
         return "\n".join(lines)
 
