@@ -225,3 +225,21 @@ def test_raw_http_requests_get_no_server_error_and_nothing_is_printed(
     assert not answer.is_error and app.alive()
     assert failures == [], "\n".join(sorted(set(failures))[:20])
     assert printed == "", printed[-3000:]
+
+
+def test_a_head_request_whose_chunked_body_overflows_prints_nothing(app: FuzzApp) -> None:
+    """Found by the raw HTTP fuzzer in CI: uvicorn answers h11's "Receive buffer too
+    long" with a 400 that has a body, h11 refuses a body on a HEAD response, and
+    asyncio's default handler printed the fatal protocol error on the app's stderr."""
+    host_port = app.url.split("//", 1)[1].split("/", 1)[0]
+    host, port = host_port.rsplit(":", 1)
+    before = app.output()
+    head = f"HEAD /mcp HTTP/1.1\r\nHost: {host_port}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    status = _status(host, int(port), head.encode() + b"[" * 100_000)
+    assert status is None or status < 500
+
+    async def windows(client: Any) -> Any:
+        return await client.call_tool("wpf_get_windows", {})
+
+    assert not app.session(windows).is_error and app.alive()
+    assert app.output() == before, app.output()[len(before) :][-3000:]

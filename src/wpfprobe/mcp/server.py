@@ -30,7 +30,7 @@ from wpfprobe.api.probe import Probe, attach
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Tier
-from wpfprobe.mcp import httpwire
+from wpfprobe.mcp import httpwire, wirelog
 from wpfprobe.mcp.tools import check_tier
 from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
 
@@ -417,8 +417,12 @@ class _Runner:
         self._error: BaseException | None = None
 
     def _run(self) -> None:
+        async def serve() -> None:
+            asyncio.get_running_loop().set_exception_handler(wirelog.loop_exception)
+            await self._server.serve(sockets=[self._sock])
+
         try:
-            asyncio.run(self._server.serve(sockets=[self._sock]))
+            asyncio.run(serve())
         except BaseException as exc:  # noqa: BLE001 - reported by start()
             self._error = exc
         finally:
@@ -457,6 +461,7 @@ class _StdioRunner:
     def _run(self) -> None:
         async def main() -> None:
             self._loop = asyncio.get_running_loop()
+            self._loop.set_exception_handler(wirelog.loop_exception)
             self._task = asyncio.current_task()
             await self._server.run_stdio_async()
 
