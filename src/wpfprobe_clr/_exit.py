@@ -18,7 +18,10 @@ the UI, so it runs first (atexit is last in, first out). It does two things:
   before it still runs whatever finalizers the app's garbage has (a file
   flushed on its ``__del__``), and objects freed by reference counting are
   freed as before; only cycles made garbage after this point stay uncollected
-  until the process ends, which at that point it does.
+  until the process ends, which at that point it does. What remains of the
+  probe's share is the CLR's side of those collections: pythonnet keeps the
+  reflection of every .NET class the toolkit adapter imported until the runtime
+  goes (docs/benchmarks-mcp.md, "Exit").
 """
 
 from __future__ import annotations
