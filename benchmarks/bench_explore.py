@@ -9,7 +9,10 @@
   ticket of the planted-bug app (tests/integration/scripts/buggy_app.py)
   replayed N times (same failure every time);
 - minimization: for each planted bug, the minimized repro's size against the
-  known minimal repro (3 steps for both), the candidates run and the time.
+  known minimal repro (3 steps for both), the candidates run and the time;
+  and the bug that needs accumulated state (``buggy_app.py --pager``: Next
+  page fails once the list holds five items, 6 steps at least), explored with
+  seed 7 and minimized with the default budget (300 s, 60 candidates).
 
 Apps run in processes of their own under a private WPFPROBE_HOME (profiles
 written there), on $DISPLAY or a private Xvfb. It reports numbers and ratios;
@@ -35,6 +38,8 @@ PROG = "bench_explore"
 EXAMPLE = h.ROOT / "examples" / "winforms_app.py"
 BUGGY = h.ROOT / "tests" / "integration" / "scripts" / "buggy_app.py"
 KNOWN_MINIMAL = {"crash|RuntimeError|Button#applyButton": 3, "exception|KeyError|Button#processButton": 3}
+PAGER = "exception|IndexError|Button#nextPageButton"
+PAGER_MINIMAL = 6  # five activations of Add and Next page
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -43,6 +48,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--replays", type=int, default=5, help="replays per recording (5)")
     parser.add_argument("--seed", type=int, default=2, help="the seed of the planted-bug exploration (2)")
     parser.add_argument("--bug-steps", type=int, default=45, help="exploration steps on the planted-bug app (45)")
+    parser.add_argument("--pager-steps", type=int, default=45, help="exploration steps on the pager, seed 7 (45)")
     parser.add_argument("--json", default=str(h.ROOT / "artifacts" / "bench_explore.json"))
     args = parser.parse_args(argv)
     if args.steps < 1 or args.replays < 1 or args.bug_steps < 1:
@@ -63,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     artifacts = Path(home) / "artifacts"
     add_profile(new_profile("example", [sys.executable, str(EXAMPLE)], cwd=h.ROOT, allow="interact"))
     add_profile(new_profile("buggy", [sys.executable, str(BUGGY)], cwd=h.ROOT, allow="interact"))
+    add_profile(new_profile("pager", [sys.executable, str(BUGGY), "--pager"], cwd=h.ROOT, allow="interact"))
     out: dict[str, Any] = {"loadavg": h.loadavg()}
     with h.virtual_display():
         example = ProcessFactory(AppTarget(profile="example"), work_dir=artifacts / "apps")
@@ -112,6 +119,20 @@ def main(argv: list[str] | None = None) -> int:
                 "replayed": f"{replayed.reproduced_runs}/{replayed.runs}",
             })  # fmt: skip
         out["minimization"] = rows
+
+        pager = ProcessFactory(AppTarget(profile="pager"), work_dir=artifacts / "apps")
+        h.note(f"exploring the pager with seed 7 for {args.pager_steps} steps, minimizing with the default budget")
+        paged = explore(pager, ExploreOptions(seed=7, max_steps=args.pager_steps, artifacts=artifacts / "pager"))
+        for failure in paged.failures:
+            ticket = json.loads((Path(str(failure.ticket)) / "ticket.json").read_text(encoding="utf-8"))
+            minimization = ticket.get("minimization") or {}
+            out.setdefault("statefulMinimization", []).append({
+                "signature": failure.signature, "fromSteps": failure.steps, "toSteps": failure.minimized_steps,
+                "knownMinimal": PAGER_MINIMAL if failure.signature == PAGER else None,
+                "candidates": minimization.get("candidates"), "seconds": minimization.get("seconds"),
+                "complete": minimization.get("complete"), "stages": minimization.get("stages"),
+                "confirmed": ticket.get("reproRate"), "loadavg": h.loadavg(),
+            })  # fmt: skip
         out["bugsFound"] = sorted(f.signature for f in found.failures)
         out["bugsKnown"] = sorted(KNOWN_MINIMAL)
     print(json.dumps(out, indent=2))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from wpfprobe.core.convert import TypeConversionFailedError, UnsupportedPropertyTypeError
 from wpfprobe.core.errors import (
     AppNotAvailableError,
+    AttachRefusedError,
     ClrUnavailableError,
     DispatcherBusyError,
     ElementNotInteractableError,
@@ -26,6 +27,7 @@ from wpfprobe.core.errors import (
 
 __all__ = [
     "AppNotAvailableError",
+    "AttachRefusedError",
     "ClrUnavailableError",
     "DispatcherBusyError",
     "ElementNotInteractableError",

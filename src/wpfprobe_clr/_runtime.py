@@ -15,6 +15,9 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Literal
 
 from wpfprobe.core.errors import ClrUnavailableError
@@ -45,6 +48,21 @@ def clr_is_loaded() -> bool:
 # waits for the collection to finish. Signals (preemptive) suspend both.
 MONO_SUSPEND_VARIABLE = "MONO_THREADS_SUSPEND"
 MONO_SAFE_SUSPEND = "preemptive"
+# Set by ``collected_warnings``: this thread's runtime warnings go here, not to the app's stderr.
+_COLLECTED: ContextVar[list[str] | None] = ContextVar("wpfprobe_runtime_warnings", default=None)
+
+
+@contextmanager
+def collected_warnings() -> Iterator[list[str]]:
+    """Within, on this thread only, the runtime's warnings are collected instead of shown: a
+    probe attached from outside (``wpfprobe attach``) reports them to whoever attached, and
+    the app itself prints nothing."""
+    found: list[str] = []
+    token = _COLLECTED.set(found)
+    try:
+        yield found
+    finally:
+        _COLLECTED.reset(token)
 
 
 def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
@@ -59,15 +77,18 @@ def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
     description = describe_clr()
     mode = os.environ.get(MONO_SUSPEND_VARIABLE)
     if description.kind == "mono" and mode != MONO_SAFE_SUSPEND:
-        warnings.warn(
+        text = (
             f"Mono was started with {MONO_SUSPEND_VARIABLE}={mode or '(unset: its default)'}; in that mode, "
             "pythonnet calls from two threads (the app's UI thread and the probe's, or any two of the app's) "
             f"can deadlock the process during a garbage collection. Start the app with "
             f"{MONO_SUSPEND_VARIABLE}={MONO_SAFE_SUSPEND} in its environment (or set it in os.environ before "
-            "pythonnet loads Mono), or run it under `wpfprobe run`, which does.",
-            RuntimeWarning,
-            stacklevel=_caller_stacklevel(),
+            "pythonnet loads Mono), or run it under `wpfprobe run`, which does."
         )
+        collected = _COLLECTED.get()
+        if collected is not None:
+            collected.append(text)
+        else:
+            warnings.warn(text, RuntimeWarning, stacklevel=_caller_stacklevel())
     return description
 
 

@@ -34,6 +34,7 @@ from wpfprobe.core.errors import AppNotAvailableError, DispatcherBusyError, Prob
 T = TypeVar("T")
 
 Post = Callable[[Callable[[], None]], None]
+_PostQueue = queue.SimpleQueue[tuple[Post, Callable[[], None], Callable[[ProbeError], None] | None] | None]
 
 
 class _Call:
@@ -198,15 +199,20 @@ class UiThread:
 
 
 class _Poster:
-    """The thread that posts to UI threads on behalf of every other thread (see the module docstring)."""
+    """The thread that posts to UI threads on behalf of every other thread (see the module docstring).
+
+    ``release()`` ends the thread when the probe stops (``wpfprobe detach`` must leave no
+    thread of the probe in the app), and the next post starts a new one; ``close()`` at
+    exit ends it for good. Each thread has a queue of its own, so a thread started after a
+    release never takes the stop mark meant for the one before it.
+    """
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[Post, Callable[[], None], Callable[[ProbeError], None] | None] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: _PostQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._exit_hook = False
 
     def submit(self, post: Post, work: Callable[[], None], *, on_error: Callable[[ProbeError], None] | None) -> None:
         with self._lock:
@@ -216,15 +222,20 @@ class _Poster:
                     suggestion="Start the app again, then reconnect.",
                 )
             if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="wpfprobe-ui-poster", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._loop, args=(self._queue,), name="wpfprobe-ui-poster", daemon=True
+                )
                 self._thread.start()
-                # Registered after the CLR was loaded (nothing is posted before), so it
-                # runs before pythonnet's and clr_loader's own exit handlers.
-                atexit.register(self.close)
-        self._queue.put((post, work, on_error))
+                if not self._exit_hook:
+                    # Registered after the CLR was loaded (nothing is posted before), so it
+                    # runs before pythonnet's and clr_loader's own exit handlers.
+                    atexit.register(self.close)
+                    self._exit_hook = True
+            self._queue.put((post, work, on_error))
 
-    def _loop(self) -> None:
-        while (item := self._queue.get()) is not None:
+    @staticmethod
+    def _loop(items: _PostQueue) -> None:
+        while (item := items.get()) is not None:
             post, work, on_error = item
             try:
                 post(work)
@@ -232,17 +243,46 @@ class _Poster:
                 if on_error is not None:
                     on_error(exc if isinstance(exc, ProbeError) else _translate(exc))
 
+    def release(self, timeout: float = 5.0) -> bool:
+        """End the poster thread once the posts queued so far are made; a later post starts a
+        new one. True when no poster thread runs any more."""
+        with self._lock:
+            thread, items = self._thread, self._queue
+            self._thread = None
+            self._queue = queue.SimpleQueue()
+        return self._end(thread, items, timeout)
+
     def close(self, timeout: float = 5.0) -> None:
         """End the poster thread; later posts fail with APP_NOT_AVAILABLE."""
         with self._lock:
             self._closed = True
-            thread = self._thread
-        if thread is not None:
-            self._queue.put(None)
+            thread, items = self._thread, self._queue
+            self._thread = None
+        self._end(thread, items, timeout)
+
+    @staticmethod
+    def _end(thread: threading.Thread | None, items: _PostQueue, timeout: float) -> bool:
+        if thread is None:
+            return True
+        items.put(None)
+        if thread is not threading.current_thread():
             thread.join(timeout)
+        return not thread.is_alive()
+
+    @property
+    def running(self) -> bool:
+        with self._lock:
+            return self._thread is not None and self._thread.is_alive()
 
 
 _POSTER = _Poster()
+
+
+def release_poster(timeout: float = 5.0) -> bool:
+    """End the thread that posts to UI threads, once what was posted is made (a probe that
+    stops leaves no thread behind); the next call to a UI thread starts a new one. True when
+    none runs any more."""
+    return _POSTER.release(timeout)
 
 
 def _ui_ended() -> AppNotAvailableError:

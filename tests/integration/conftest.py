@@ -23,6 +23,14 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = os.environ.get("WPFPROBE_EXAMPLE", "winforms")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # A process started to run tests on CoreCLR (test_coreclr.py) loads it before anything loads Mono.
+    from clr_runtimes import VARIABLE, load_test_clr
+
+    if os.environ.get(VARIABLE) == "coreclr":
+        load_test_clr()
+
+
 @pytest.fixture(scope="session")
 def display() -> Iterator[str | None]:
     from wpfprobe.testing import virtual_display

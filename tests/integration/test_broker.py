@@ -74,11 +74,19 @@ class App:
     """One broker_app.py process."""
 
     def __init__(
-        self, name: str, home: Path, display: str | None, *, allow: str = "interact", custom: bool = False
+        self,
+        name: str,
+        home: Path,
+        display: str | None,
+        *,
+        allow: str = "interact",
+        custom: bool = False,
+        extra: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.stderr_path = home / f"{name}-{time.monotonic_ns()}.stderr"
         args = [sys.executable, str(APP_SCRIPT), "--name", name, "--allow", allow, *(["--custom"] if custom else [])]
+        args += extra
         self.proc = subprocess.Popen(
             args, env=child_env(home, display), text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self.stderr_path.open("w"),
@@ -178,13 +186,15 @@ class Session:
 
 
 @asynccontextmanager
-async def broker(home: Path, *, mode: str = "legacy", errlog: Any = None) -> AsyncIterator[Session]:
+async def broker(
+    home: Path, *, mode: str = "legacy", errlog: Any = None, extra_args: list[str] | None = None
+) -> AsyncIterator[Session]:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     env = {**os.environ, "WPFPROBE_HOME": str(home)}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "wpfprobe", "mcp", "--log-level", "INFO"], env=env
+        command=sys.executable, args=["-m", "wpfprobe", "mcp", "--log-level", "INFO", *(extra_args or [])], env=env
     )
     notes: list[Any] = []
 
@@ -601,6 +611,51 @@ def test_free_port_helper_is_not_a_probe() -> None:
         )
         assert owns_port(Manifest.model_validate({**base, "url": f"http://example.com:{port}/mcp"})) is False
         assert owns_port(Manifest.model_validate({**base, "url": f"https://127.0.0.1:{port}/mcp"})) is False
+
+
+# -- the wire ----------------------------------------------------------------------------------
+
+
+def test_the_broker_declares_what_it_serves_and_an_unknown_tool_names_close_ones(tmp_path: Path) -> None:
+    """Regression: an unknown tool name got INVALID_ARGUMENT without the names it was close to.
+    The capabilities declare tools (whose list changes as apps come and go) and nothing else."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body() -> None:
+        async with broker(tmp_path, mode="legacy") as s:
+            declared = s.client.server_capabilities
+            assert declared.tools is not None and declared.tools.list_changed is True
+            assert (declared.prompts, declared.resources, declared.logging, declared.completions) == (None,) * 4
+            for name in ("wpf_get_windowz", "wpf_get_windows ", "wpf_get_windows\x00", "WPF_LIST_APPS"):
+                err = await s.error(name, "INVALID_ARGUMENT")
+                assert err["detail"]["closeMatches"], (name, err)
+                assert err["detail"]["closeMatches"][0] in ("wpf_get_windows", "wpf_list_apps"), err
+                assert err["detail"]["closeMatches"][0] in err["suggestion"]
+            far = await s.error("zzzz", "INVALID_ARGUMENT")
+            assert far["detail"]["closeMatches"] == [] and "wpf_list_apps" in far["suggestion"]
+            for request in (s.client.list_prompts(), s.client.list_resources()):
+                with pytest.raises(MCPError) as refused:
+                    await request
+                assert refused.value.error.code == -32601
+
+    run(body)
+
+
+def test_json_looking_strings_reach_an_app_through_the_broker_as_strings(apps: dict[str, App], home: Path) -> None:
+    """Regression: an app's SDK parsed "[]" in an optional string into a list (a validation error
+    without {code, message}) and "null" into None (a filter silently ignored)."""
+
+    async def body() -> None:
+        async with broker(home) as s:
+            found = await s.ok("wpf_find_elements", app="stock", name="[]")
+            assert found["results"] == []
+            await s.ok("wpf_find_elements", app="stock", text="{}")
+            filtered = await s.ok("wpf_get_properties", app="stock", locator="#nameBox", filter="null")
+            assert filtered["totalCount"] == 0, filtered
+            assert (await s.ok("orders__order_count", prefix="[1]")) == {"result": "[1]: 42"}
+            assert (await s.ok("orders__order_count", prefix="null")) == {"result": "null: 42"}
+
+    run(body)
 
 
 # -- done when: one registration, apps started every way -------------------------------------

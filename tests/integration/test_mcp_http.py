@@ -42,6 +42,7 @@ READ_TOOLS = {
     "wpf_get_triggers",
     "wpf_get_behaviors",
     "wpf_get_app_events",
+    "wpf_generate_locator",
 }
 HIGHER_TIER_TOOLS = {
     "wpf_click": "INPUT_DISABLED",
@@ -225,6 +226,8 @@ def test_every_tool_answers_and_its_structured_content_matches_its_output_schema
             await call("wpf_get_resources", {"locator": "#saveButton", "resourceKey": "Accent", "take": 5})
             await call("wpf_get_triggers", {"locator": "#saveButton"})
             await call("wpf_get_behaviors", {"nodeId": save["nodeId"]})
+            kept = await call("wpf_generate_locator", {"nodeId": save["nodeId"]})
+            assert (kept["locator"], kept["kind"]) == ("Button#saveButton", "name"), kept
             first_look = await call("wpf_get_app_events", {})
             await call("wpf_get_app_events", {"sinceSeq": first_look["nextSeq"]})
             answers["(listed)"] = [({}, {"names": sorted(tools)})]

@@ -91,6 +91,7 @@ def test_inspector_lists_the_tools(inspector: list[str], mcp_server: Any, tmp_pa
         "wpf_get_triggers",
         "wpf_get_behaviors",
         "wpf_get_app_events",
+        "wpf_generate_locator",
     }
     assert all(t.get("outputSchema") for t in listed["tools"])
 

@@ -47,6 +47,7 @@ READ_TOOLS = {
     "wpf_get_triggers",
     "wpf_get_behaviors",
     "wpf_get_app_events",
+    "wpf_generate_locator",
 }
 
 

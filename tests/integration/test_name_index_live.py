@@ -54,3 +54,51 @@ def test_the_name_index_follows_controls_added_renamed_and_removed(probe: Any) -
         first.node()
     with pytest.raises(LocatorNotFoundError):
         probe.locator("TextBox#indexProbeBox2").node()
+
+
+def test_the_index_is_made_by_the_walk_in_net_and_a_change_in_a_container_it_hooked_is_counted(probe: Any) -> None:
+    # The engine's own index walk read every control through pythonnet after every change (0.5 s of the
+    # UI thread at 5,000 controls); the .NET walk reads them, and hooks each container's child events
+    # itself, as StructureWatch.watch does: a control added to one only it hooked must be counted.
+    from wpfprobe.engine import locating
+
+    engine = probe.engine
+    ui = engine.ui
+    walks: list[Any] = []
+    index_walk = locating.Locating._index_walk
+
+    def counted(self: Any, root: Any) -> Any:
+        walks.append(walk := index_walk(self, root))
+        return walk
+
+    def nested_panel() -> Any:
+        from System.Windows.Forms import Panel
+
+        # A container of the app's that no index walk has met yet: only the next walk can hook it.
+        outer, inner = Panel(), Panel()
+        outer.Controls.Add(inner)
+        engine.adapter.roots()[0].Controls.Add(outer)
+        return outer, inner
+
+    outer, inner = ui.run(nested_panel)
+    locating.Locating._index_walk = counted  # type: ignore[method-assign]
+    try:
+        with pytest.raises(LocatorNotFoundError):
+            probe.locator("TextBox#hookedByWalkBox").node()  # the index walked anew, by the walk
+        assert walks and all(w is not None for w in walks), "made by the toolkit's walk"
+        assert all(w.watched for w in walks)
+        version = ui.run(engine.adapter.structure_version)
+
+        def add_inside() -> None:
+            from System.Windows.Forms import TextBox
+
+            box = TextBox()
+            box.Name = "hookedByWalkBox"
+            inner.Controls.Add(box)
+
+        ui.run(add_inside)
+        assert ui.run(engine.adapter.structure_version) == version + 1, "counted by the hook the walk added"
+        assert probe.locator("TextBox#hookedByWalkBox").node().name == "hookedByWalkBox"
+    finally:
+        locating.Locating._index_walk = index_walk  # type: ignore[method-assign]
+        ui.run(lambda: (outer.Parent.Controls.Remove(outer), outer.Dispose()))

@@ -25,6 +25,7 @@ EXAMPLE = ROOT / "examples" / "winforms_app.py"
 SEED = 2
 CRASH = "crash|RuntimeError|Button#applyButton"
 KEY_ERROR = "exception|KeyError|Button#processButton"
+PAGER = "exception|IndexError|Button#nextPageButton"
 SECTIONS = [
     "## Title", "## Summary", "## Repro Steps", "## Actual Result", "## Expected Result", "## Environment",
     "## Evidence", "## Root Cause Hypothesis",
@@ -65,6 +66,11 @@ def kit(wpfprobe_home: Path, display: str | None, tmp_path_factory: pytest.TempP
     add_profile(
         new_profile("example", [sys.executable, str(EXAMPLE)], cwd=ROOT, allow="interact", env=src), replace=True
     )
+    for name, flag in (("pager", "--pager"), ("hard-exit", "--hard-exit")):
+        add_profile(
+            new_profile(name, [sys.executable, str(BUGGY), flag, str(marker)], cwd=ROOT, allow="interact", env=src),
+            replace=True,
+        )
     return {"work": work, "marker": marker}
 
 
@@ -123,6 +129,65 @@ def test_explore_finds_every_planted_bug_with_one_minimized_ticket_each(
     crash_ticket = json.loads((Path(crash["ticket"]) / "ticket.json").read_text(encoding="utf-8"))
     assert crash_ticket["reproSteps"][-1] == "Click the button 'Apply' (Button#applyButton)"
     assert "turbo in expert mode" in crash_ticket["failure"]["exceptionMessage"]
+
+
+@pytest.mark.timeout(2400)
+def test_a_bug_that_needs_five_adds_is_minimized_to_them_within_the_default_candidate_budget(
+    kit: dict[str, Path], display: str | None
+) -> None:
+    """Regression (issue 18): Next page fails once the list holds five items; exploration found it after a
+    long run and minimization ended "24 to 24 steps in 60 runs (the budget ran out)". The time budget is
+    raised here so that a loaded machine cannot decide the outcome; the candidate budget is the default."""
+    artifacts = kit["work"] / "pager"
+    done = wpfprobe(
+        "explore", "--profile", "pager", "--seed", "7", "--max-steps", "45", "--confirm", "2",
+        "--minimize-time", "1800", "--artifacts", str(artifacts), "--json", display=display, timeout=2300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    failure = next(f for f in report["failures"] if f["signature"] == PAGER)
+    ticket = json.loads((Path(failure["ticket"]) / "ticket.json").read_text(encoding="utf-8"))
+    minimization = ticket["minimization"]
+    assert failure["steps"] >= 20, "a long run with noise in it is what this is about"
+    assert minimization["complete"] and minimization["candidates"] <= 60, minimization
+    # The minimum is five activations of Add (a click, or Space while it has focus) and Next page.
+    assert failure["minimizedSteps"] == len(ticket["reproSteps"]) <= 5 + 1 + 2, ticket["reproSteps"]
+    assert ticket["reproSteps"][-1].endswith("the button 'Next page' (Button#nextPageButton)")  # a click, or Space
+    assert sum("'Add'" in step for step in ticket["reproSteps"]) >= 5
+    assert ticket["reproRate"] == {"reproduced": 2, "attempts": 2}
+    replayed = wpfprobe(
+        "replay", str(Path(failure["ticket"]) / "repro.actions.json"), "--artifacts", str(artifacts / "replays"),
+        "--json", display=display,
+    )  # fmt: skip
+    assert replayed.returncode == 1, replayed.stdout[-2000:] + replayed.stderr[-2000:]
+    again = json.loads(replayed.stdout)
+    assert again["reproducedRuns"] == 1 and again["failures"][0]["signature"] == PAGER
+
+
+def test_a_crash_ticket_shows_the_screen_from_just_before_the_app_called_os_exit(
+    kit: dict[str, Path], display: str | None
+) -> None:
+    """Regression (issue 18): the ticket of an app that ended itself had an empty screens/: nothing is left
+    to capture after such a step, and nothing was kept from before it."""
+    scenario = kit["work"] / "sync.yaml"
+    scenario.write_text(
+        "id: sync\nsteps:\n  - {action: type_text, locator: '#nameBox', text: Ada}\n"
+        "  - {action: click, locator: '#syncButton'}\n",
+        encoding="utf-8",
+    )
+    done = wpfprobe(
+        "scenario", "run", str(scenario), "--profile", "hard-exit", "--artifacts", str(kit["work"] / "sync"), "--json",
+        display=display,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    folder = Path(json.loads(done.stdout)["tickets"][0])
+    ticket = json.loads((folder / "ticket.json").read_text(encoding="utf-8"))
+    assert ticket["kind"] == "crash" and ticket["failure"]["element"] == "#syncButton", ticket["failure"]
+    shot = folder / "screens" / "before-step-02.png"
+    assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 1000
+    tree = (folder / "snapshots" / "before-step-02.txt").read_text(encoding="utf-8")
+    assert "syncButton" in tree and "Ada" in tree, tree[:2000]
+    assert {"screens/before-step-02.png", "snapshots/before-step-02.txt"} <= {e["path"] for e in ticket["evidence"]}
 
 
 def test_the_same_seed_finds_the_same_failures_again(

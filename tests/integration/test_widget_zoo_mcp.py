@@ -201,3 +201,44 @@ def test_an_agent_edits_a_grid_cell_of_a_far_row(zoo: ZooServer) -> None:
 def test_an_agent_refused_a_date_as_text_is_told_why(zoo: ZooServer) -> None:
     refused = zoo.error("wpf_set_property", locator="#startPicker", propertyName="Value", value="2024-02-29")
     assert refused["code"] == "UNSUPPORTED_PROPERTY_TYPE"
+
+
+def test_the_locator_worth_keeping_finds_each_element_of_the_zoo_again(zoo: ZooServer) -> None:
+    """Every element of the zoo's window: wpf_generate_locator's choice finds exactly that element again.
+
+    Controls, grid columns and rows, list and tree items, tool strip and menu items: each candidate is
+    checked when it is made, and this checks the checking, through find as a test would use it.
+    """
+    zoo.page("gridPage")
+
+    async def converse() -> tuple[list[str], dict[str, int]]:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        headers = {"Authorization": f"Bearer {zoo.token}"}
+        wrong: list[str] = []
+        kinds: dict[str, int] = {}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with Client(streamable_http_client(zoo.url, http_client=http)) as client:
+                tree = await client.call_tool(
+                    "wpf_get_visual_tree", {"locator": "#zooWindow", "maxDepth": 10, "format": "json"}
+                )
+                stack = [tree.structured_content["root"]]
+                while stack:
+                    node = stack.pop()
+                    stack.extend(node.get("children") or [])
+                    kept = await client.call_tool("wpf_generate_locator", {"nodeId": node["nodeId"]})
+                    assert not kept.is_error, kept.structured_content
+                    locator = kept.structured_content["locator"]
+                    kinds[kept.structured_content["kind"]] = kinds.get(kept.structured_content["kind"], 0) + 1
+                    found = await client.call_tool("wpf_find_elements", {"locator": locator, "maxResults": 2})
+                    ids = [r["node"]["nodeId"] for r in (found.structured_content or {}).get("results", [])]
+                    if found.is_error or ids != [node["nodeId"]]:
+                        wrong.append(f"{node['locator']}: {locator} -> {ids}")
+        return wrong, kinds
+
+    wrong, kinds = asyncio.run(asyncio.wait_for(converse(), 600))
+    print(f"\nthe zoo's window: locators worth keeping by kind {kinds}")
+    assert wrong == []
+    assert kinds.get("name", 0) > 100 and kinds.get("text", 0) > 10

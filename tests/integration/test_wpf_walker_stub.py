@@ -63,6 +63,9 @@ def _by_type(nodes: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_the_walk_compiles_and_describes_its_text_properties(walked: dict[str, Any]) -> None:
+    from clr_runtimes import VARIABLE
+
+    assert walked["runtime"] == os.environ.get(VARIABLE, "mono"), "on the runtime asked for (test_coreclr.py)"
     assert walked["ready"]
     assert walked["textProperties"] == [
         ["Title", "System.String"], ["Text", "System.String"], ["Header", "System.Object"], ["Content", "System.Object"],

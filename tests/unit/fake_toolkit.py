@@ -380,6 +380,9 @@ class FakeAdapter:
         #: Whether ``walk`` walks (fake_walk.FakeWalk, three elements a slice), as the WinForms adapter does.
         self.walks = False
         self.last_walk: Any = None
+        self.last_index_walk: Any = None
+        #: Types whose children the fake walk leaves to the engine (as WinForms' walk leaves a tool strip's items).
+        self.walk_leaves: tuple[str, ...] = ()
 
     def _count(self, name: str, element: Any = None) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
@@ -460,14 +463,21 @@ class FakeAdapter:
         self._count("child_total", element)
         return element.total_children
 
-    def walk(self, root: Any, *, objects: Any, max_depth: int, cap: int) -> Any:
-        self._count("walk")
+    def walk(self, root: Any, *, objects: Any, max_depth: int, cap: int, watch: bool = False) -> Any:
+        # The name index's walk (watch) is counted apart from a snapshot's.
+        self._count("index_walk" if watch else "walk")
         if not self.walks:
             return None  # the engine's own reads: the fake toolkit is their test bed
         from fake_walk import FakeWalk
 
-        self.last_walk = FakeWalk(self, root, objects, max_depth=max_depth, cap=cap, per_slice=3)
-        return self.last_walk
+        made = FakeWalk(
+            self, root, objects, max_depth=max_depth, cap=cap, per_slice=3, watch=watch, leaves=self.walk_leaves
+        )
+        if watch:
+            self.last_index_walk = made
+        else:
+            self.last_walk = made
+        return made
 
     def structure_version(self) -> int | None:
         self._count("structure_version")

@@ -27,6 +27,7 @@ from fake_toolkit import (
 )
 
 from wpfprobe import audit
+from wpfprobe.core.calls import CallCancelled, CallControl, controlling
 from wpfprobe.core.convert import Converted
 from wpfprobe.core.errors import (
     DispatcherBusyError,
@@ -858,6 +859,39 @@ def test_wait_for_resolves_the_locator_on_every_poll(h: Harness) -> None:
     assert result.node is not None and result.node.text == "Saved"
     assert result.node.node_id != old_id
     assert result.polls > 1
+
+
+def test_a_wait_under_a_call_control_notes_its_polls_and_stops_once_cancelled(h: Harness) -> None:
+    """What the MCP server relies on: a client that cancels a running wait stops its polls."""
+    control = CallControl()
+    ended: list[BaseException] = []
+
+    def wait() -> None:
+        with controlling(control):
+            try:
+                h.probe.locator("#neverThere").wait_for(timeout=60)
+            except BaseException as exc:
+                ended.append(exc)
+
+    worker = threading.Thread(target=wait)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 10
+        while control.last_note is None:  # noted after each poll
+            assert time.monotonic() < deadline and not ended, ended
+            time.sleep(0.01)
+        note = control.last_note or ""
+        assert "#neverThere" in note and "last observed 0" in note, note
+        control.cancel()
+        worker.join(10)
+    finally:
+        control.cancel()
+        worker.join(10)
+    assert not worker.is_alive(), "the wait went on after its call was cancelled"
+    assert len(ended) == 1 and isinstance(ended[0], CallCancelled), ended
+    # Without a control (the Python API, the test kit) a wait behaves as it always did.
+    with pytest.raises(OperationTimedOutError):
+        h.probe.locator("#neverThere").wait_for(timeout=0.1)
 
 
 def test_a_poll_that_meets_a_busy_ui_thread_is_not_fatal() -> None:

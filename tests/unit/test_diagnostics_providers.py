@@ -548,3 +548,38 @@ def test_the_mcp_tool_and_its_text(winforms: Any) -> None:
         DiagnosticsArgs.model_validate({"providers": []})
     scoped = spec.run(h.engine, DiagnosticsArgs.model_validate({"locator": "#right", "providers": ["zero-size"]}))
     assert [i["locator"] for i in scoped.structured_json()["items"]] == ["Button#flatB"]
+
+
+def test_a_windows_tab_sequence_is_made_in_slices_before_the_unnamed_input_rule_needs_it() -> None:
+    # Made on first use inside one rule step, a 5,000-control window's tab sequence held the UI thread
+    # 10 ms and more in one piece; it is made ahead now, with a pause wherever the slice is used up.
+    import dataclasses
+
+    from wpfprobe.core.protocol import Naming
+    from wpfprobe.engine.diagnostics.model import NO_FACTS, Context, Item
+    from wpfprobe.engine.diagnostics.rules import BY_NAME
+
+    class UsedUp:
+        """A hop whose slice is always used up: every pause point pauses."""
+
+        def slice_due(self) -> bool:
+            return True
+
+    def item(index: int, parent: int | None, tab_index: int | None, children: list[int]) -> Item:
+        facts = dataclasses.replace(NO_FACTS, tab_index=tab_index, tab_stop=True, is_input=parent is not None)
+        return Item(el=object(), index=index, parent=parent, naming=Naming("TextBox", "X.TextBox", None, None),
+                    visible=True, enabled=True, template_part=False, facts=facts, children=children)  # fmt: skip
+
+    n = 300
+    items = [item(0, None, None, list(range(1, n + 1)))] + [item(i, 0, n - i, []) for i in range(1, n + 1)]
+    ctx = Context(UsedUp(), items, "winforms")  # type: ignore[arg-type]
+    steps = BY_NAME["unnamed-input"].run(ctx)
+    for _ in range(n // 2):
+        assert next(steps) is None, "a pause"
+    assert not ctx._tab_orders, "half way through the window's tab sequence, in as many pieces"
+    for _ in range(n // 2):
+        assert next(steps) is None
+    sequence, place = ctx.tab_sequence(0)
+    assert sequence == [0, *range(n, 0, -1)] and place[n] == 1
+    fresh = Context(UsedUp(), items, "winforms")  # type: ignore[arg-type]
+    assert fresh.tab_sequence(0) == (sequence, place), "made whole on demand, the same"

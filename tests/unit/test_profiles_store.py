@@ -98,3 +98,29 @@ def test_a_corrupt_file_is_an_error_naming_it_and_is_left_alone(home: Path, text
     with pytest.raises(InvalidArgumentError):
         add_profile(new_profile("c", ["c.py"]))
     assert path.read_text() == text
+
+
+def test_a_profile_may_name_a_running_app_instead_of_a_command(home: Path) -> None:
+    by_title = new_profile("running", [], allow="interact", attach={"title": "^Orders"})
+    add_profile(by_title)
+    add_profile(new_profile("by-name", [], attach={"name": "orders"}))
+    stored = json.loads((home / "profiles.json").read_text())["profiles"]
+    assert stored["running"]["attach"] == {"name": None, "title": "^Orders"} and stored["running"]["command"] == []
+    assert get_profile("running").attach == by_title.attach
+    assert get_profile("by-name").attach is not None and get_profile("by-name").attach.describe().endswith("orders")
+
+
+@pytest.mark.parametrize(
+    ("command", "attach", "extra"),
+    [
+        ([], None, {}),  # neither
+        (["python", "a.py"], {"name": "a"}, {}),  # both
+        ([], {"name": "a", "title": "b"}, {}),  # two ways to name it
+        ([], {}, {}),
+        ([], {"title": "("}, {}),  # not a regular expression
+        ([], {"name": "a"}, {"cwd": "somewhere"}),  # launch options on an attach profile
+    ],
+)
+def test_an_attach_profile_is_checked(command: list[str], attach: dict[str, str] | None, extra: dict[str, str]) -> None:
+    with pytest.raises(InvalidArgumentError):
+        new_profile("x", command, attach=attach, **extra)  # type: ignore[arg-type]

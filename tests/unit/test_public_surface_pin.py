@@ -57,6 +57,7 @@ WPFPROBE_ALL = [
 
 ERRORS_ALL = [
     "AppNotAvailableError",
+    "AttachRefusedError",
     "ClrUnavailableError",
     "DispatcherBusyError",
     "ElementNotInteractableError",

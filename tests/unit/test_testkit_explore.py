@@ -98,6 +98,26 @@ def test_each_distinct_failure_is_one_complete_minimized_ticket(explored: tuple[
     assert "KeyError" in key_error.actual and "process" in key_error.hypothesis[0]
 
 
+def test_a_crash_ticket_keeps_the_screen_and_tree_from_just_before_the_fatal_step(
+    explored: tuple[Path, object, ShopFactory],
+) -> None:
+    """Regression (issue 18): a crash ticket's screens/ was empty; the app was gone before anything could be
+    captured after the step, and nothing was kept from before it."""
+    crash = next(t for t in all_tickets(explored[0]) if t.signature == CRASH)
+    folder = Path(str(crash.path))
+    last = len(crash.repro_steps)
+    assert [p.name for p in (folder / "screens").glob("*.png")] == [f"before-step-{last:02d}.png"]
+    assert (folder / "screens" / f"before-step-{last:02d}.png").read_bytes().startswith(b"\x89PNG")
+    tree = (folder / "snapshots" / f"before-step-{last:02d}.txt").read_text(encoding="utf-8")
+    assert "crashButton" in tree
+    assert {e.path for e in crash.evidence} >= {
+        f"screens/before-step-{last:02d}.png",
+        f"snapshots/before-step-{last:02d}.txt",
+    }
+    repro = json.loads((folder / "repro.actions.json").read_text(encoding="utf-8"))
+    assert all("screenshotBefore" not in s and "treeBefore" not in s for s in repro["steps"])
+
+
 def test_the_same_seed_makes_the_same_choices_and_finds_the_same_failures(tmp_path: Path) -> None:
     first, _ = run(tmp_path / "a", seed=11, steps=60, minimize=False)
     second, _ = run(tmp_path / "b", seed=11, steps=60, minimize=False)
@@ -217,3 +237,31 @@ def test_select_tries_every_item_of_a_list_before_choosing_one_again(tmp_path: P
         first = [explorer._spec(combo).args["index"] for _ in range(3)]
         assert sorted(first) == [0, 1, 2], (seed, first)
         assert explorer._spec(combo).args["index"] in (0, 1, 2)
+
+
+def test_a_traced_exploration_and_replay_keep_a_screenshot_of_every_step_and_their_tickets_a_page(
+    tmp_path: Path,
+) -> None:
+    from wpfprobe.testkit import trace_view
+    from wpfprobe.testkit.runner import RunnerOptions
+
+    report, _ = run(tmp_path / "explore", seed=11, steps=30, minimize=False, trace="on")
+    steps = load_trace(Path(report.session_path) / "steps.jsonl").steps  # type: ignore[attr-defined]
+    # Every step but one the app died in (nothing left to capture).
+    assert steps and all(s.screenshot for s in steps if not (s.failure or "").startswith("crash")), [
+        (s.seq, s.failure) for s in steps if not s.screenshot
+    ]
+    assert report.failures and all(Path(str(f.ticket), "trace.html").is_file() for f in report.failures)  # type: ignore[attr-defined]
+    ticket = next(t for t in all_tickets(tmp_path / "explore"))
+    document = load_trace(Path(str(ticket.path)) / "repro.actions.json")
+    replayed = run_replay(
+        document, ShopFactory(), artifacts=tmp_path / "replay", runs=2, pace=False,
+        options=RunnerOptions(trace="retain-on-failure"),
+    )  # fmt: skip
+    assert replayed.failed and replayed.ticket is not None
+    page = trace_view.load(Path(replayed.ticket))
+    assert page.fail_index == len(page.steps) - 1 and all(s["shot"] for s in page.steps)
+    second = sorted((tmp_path / "replay" / "sessions").glob("replay-*"))
+    assert len(second) == 2 and sum(1 for s in second if list((s / "screens").iterdir())) == 1, (
+        "the run that is not the ticket's evidence keeps no screenshots"
+    )

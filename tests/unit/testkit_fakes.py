@@ -3,7 +3,7 @@
 Shop "Shop"
   TextBox#nameBox
   CheckBox#turboCheck "Turbo"
-  Button#addButton "Add"            adds an item
+  Button#addButton "Add"            adds an item (the status says "{n} items", or ``added``)
   Button#processButton "Process"    KeyError once Add was clicked twice (state built up first)
   Button#applyButton "Apply"        with Turbo checked, opens an error dialog "Error"
   Button#crashButton "Boom"         after Add, kills the app (a crash: the process is gone)
@@ -32,7 +32,9 @@ class ShopState:
     renamed: bool = False
 
 
-def build_shop(state: ShopState, *, rename_process: bool = False, with_crash: bool = True) -> FakeApp:
+def build_shop(
+    state: ShopState, *, rename_process: bool = False, with_crash: bool = True, added: str = "{n} items"
+) -> FakeApp:
     E = FakeElement
     status = E("Label", "statusLabel", text="Ready")
     turbo = E("CheckBox", "turboCheck", text="Turbo")
@@ -40,7 +42,7 @@ def build_shop(state: ShopState, *, rename_process: bool = False, with_crash: bo
 
     def add(el: FakeElement) -> None:
         state.items += 1
-        status.text = f"{state.items} items"
+        status.text = added.format(n=state.items)
 
     def process(el: FakeElement) -> None:
         if state.items >= 2:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wpfprobe.core.calls import CallCancelled, CallControl
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError
 from wpfprobe.core.paths import home_dir
 from wpfprobe.engine.engine import Tier
@@ -125,12 +126,15 @@ def launch(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = 60.0,
+    control: CallControl | None = None,
 ) -> LaunchedApp:
     """Start the app under ``wpfprobe run`` and return once its probe's manifest is written.
 
     Raises InvalidArgumentError for a command that is not a python app, and
     AppNotAvailableError if the app exits first or ``timeout`` seconds pass
-    (the app is then terminated), with the last lines of its log.
+    (the app is then terminated), with the last lines of its log. Once ``control``
+    is cancelled (the broker's client cancelled wpf_launch_app), the app is
+    terminated and CallCancelled raised.
     """
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}.")
@@ -175,6 +179,9 @@ def launch(
             raise _not_available(
                 f"{app_name} exited with status {code} before its UI came up.", log_path, code, pid=process.pid
             )
+        if control is not None and control.cancelled:
+            terminate(process)
+            raise CallCancelled
         if time.monotonic() >= deadline:
             terminate(process)
             raise _not_available(

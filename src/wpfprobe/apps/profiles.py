@@ -4,6 +4,12 @@
 manifests), owner-only, replaced atomically on every change. A file that
 cannot be read as profiles is an error naming the file, never silently
 emptied or overwritten.
+
+A profile either launches its app (``command``) or names one that is already
+running (``attach``: by its process or script name, or a window title), which
+``wpfprobe launch --profile``, ``wpf_launch_app``, scenarios and exploration then
+attach to instead of starting (SPEC section 10): a running app cannot be started
+again, so such a profile serves no minimization or replay from a fresh start.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from wpfprobe.core.errors import InvalidArgumentError
@@ -26,14 +32,43 @@ FILE_NAME = "profiles.json"
 ProfileName = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 
 
+class AttachTo(BaseModel):
+    """A running app a profile attaches to, named as ``wpfprobe attach --name/--title`` names it."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    """The process's name or its script's (``orders`` for ``python orders.py``)."""
+    title: str | None = Field(default=None, min_length=1, max_length=1000)
+    """A regular expression searched (case-insensitive) in the app's window titles."""
+
+    @model_validator(mode="after")
+    def _one(self) -> AttachTo:
+        if (self.name is None) == (self.title is None):
+            raise ValueError("attach names the app by exactly one of name or title")
+        if self.title is not None:
+            import re  # noqa: PLC0415
+
+            try:
+                re.compile(self.title)
+            except re.error as exc:
+                raise ValueError(f"attach.title is not a valid regular expression ({exc})") from None
+        return self
+
+    def describe(self) -> str:
+        return f"the running app named {self.name}" if self.name else f"the running app titled /{self.title}/"
+
+
 class Profile(BaseModel):
-    """A known app: how to start it, where, and the tier its probe allows."""
+    """A known app: how to start it (or which running app to attach to), where, and the tier its probe allows."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
 
     name: ProfileName
-    command: list[str] = Field(min_length=1)
-    """The app's command line, e.g. ``["python", "app.py", "--demo"]``."""
+    command: list[str] = Field(default_factory=list)
+    """The app's command line, e.g. ``["python", "app.py", "--demo"]``; empty for an ``attach`` profile."""
+    attach: AttachTo | None = None
+    """Instead of a command: the running app to attach to."""
     cwd: str | None = None
     """Working directory (absolute); None: wherever the launcher runs."""
     allow: Literal["read", "interact", "mutate"] = "read"
@@ -50,11 +85,21 @@ class Profile(BaseModel):
     def _launchable(cls, command: list[str]) -> list[str]:
         from wpfprobe.apps.launch import probe_command  # noqa: PLC0415
 
+        if not command:
+            return command  # an attach profile's; _one_way checks there is one or the other
         try:
             probe_command(command)
         except InvalidArgumentError as err:
             raise ValueError(err.message) from None
         return command
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Profile:
+        if bool(self.command) == (self.attach is not None):
+            raise ValueError("a profile has a command to launch its app, or attach naming a running one (not both)")
+        if self.attach is not None and (self.cwd is not None or self.env):
+            raise ValueError("cwd and env are for launching: an attach profile's app is already running")
+        return self
 
 
 def profiles_path() -> Path:
@@ -81,14 +126,17 @@ def new_profile(
     env: dict[str, str] | None = None,
     allow_actions: list[str] | None = None,
     confirm_destructive: bool = False,
+    attach: AttachTo | dict[str, str] | None = None,
 ) -> Profile:
-    """A checked Profile (cwd made absolute); InvalidArgumentError says what is wrong."""
+    """A checked Profile (cwd made absolute); InvalidArgumentError says what is wrong.
+    ``attach`` (with an empty ``command``) names a running app instead of launching one."""
     check_name(name)
     try:
         return Profile(
             name=name, command=list(command), cwd=None if cwd is None else os.path.abspath(cwd),
             allow=allow, env=dict(env or {}), allow_actions=list(allow_actions or []),
             confirm_destructive=confirm_destructive,
+            attach=AttachTo.model_validate(attach) if isinstance(attach, dict) else attach,
         )  # fmt: skip
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))

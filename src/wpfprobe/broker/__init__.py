@@ -3,6 +3,7 @@
 The modules, lowest first: ``naming`` (the app ids and tool names the broker
 shows), ``wire`` (its tools' schemas, argument and result models), ``launch``
 (what ``wpf_launch_app`` may start), ``registry`` (discovery, admission and
-liveness of the apps), ``broker`` (the MCP handlers: the tool list, and each
-call routed to its app) and ``server`` (stdio serving and ``main``).
+liveness of the apps, and which of them answer), ``progress`` (the progress
+notifications of one call), ``broker`` (the MCP handlers: the tool list, and
+each call routed to its app) and ``server`` (stdio serving and ``main``).
 """

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -31,7 +32,8 @@ from pydantic import ValidationError
 from wpfprobe.apps import targets as _targets
 from wpfprobe.broker.launch import launch_plan
 from wpfprobe.broker.naming import SEPARATOR, exposed_name
-from wpfprobe.broker.registry import SCAN_INTERVAL, AppRecord, AppRegistry
+from wpfprobe.broker.progress import Progress, ProgressSend
+from wpfprobe.broker.registry import BUSY_NOTE, CHECK_WAIT, SCAN_INTERVAL, AppRecord, AppRegistry
 from wpfprobe.broker.wire import (
     LAUNCH_APP,
     LIST_APPS,
@@ -46,7 +48,9 @@ from wpfprobe.broker.wire import (
     standard_tool_names,
     with_app_argument,
 )
+from wpfprobe.core.calls import CallControl
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError, ProbeError
+from wpfprobe.mcp import looks
 from wpfprobe.mcp.client import CALL_TIMEOUT, gone
 from wpfprobe.mcp.manifest import Manifest
 from wpfprobe.mcp.recording import Recorder, new_session_id
@@ -104,6 +108,8 @@ class Broker:
         #: the last steps of each app are kept in memory, for wpf_file_ticket.
         self.record_dir = record_dir
         self._recorders: dict[str, Recorder] = {}
+        #: How each app this broker launched can be started again (a recorded session's session.json).
+        self._launched: dict[str, dict[str, Any]] = {}
         #: Tools a layer above serves through the broker (the test kit's wpf_run_scenario, wpf_file_ticket).
         self._extra = {t.tool.name: t for t in extra_tools}
 
@@ -196,40 +202,20 @@ class Broker:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, *, progress: ProgressSend | None = None
+    ) -> types.CallToolResult:
+        """Serve one tools/call. ``progress`` (the client sent a progressToken) gets a notification
+        at least every second while the call runs; cancelling the caller cancels the work, an
+        app's call included."""
         started = time.perf_counter()
         outcome = "ok"
         app = ""
+        reporter = Progress(progress, what=name)
+        out: types.CallToolResult | None = None
         try:
             args = dict(arguments or {})
-            if name == LIST_APPS:
-                out = await self._list_apps(args)
-            elif name == LAUNCH_APP:
-                out = await self._launch(args)
-            elif name in self._extra:
-                out = await self._extra[name].call(self, args)
-            elif name in self._standard:
-                target = args.pop("app", None)
-                if target is not None and not isinstance(target, str):
-                    raise InvalidArgumentError(
-                        "app must be a string: an appId or name from wpf_list_apps.",
-                        suggestion="Call wpf_list_apps and pass one of its appIds as app.",
-                        detail={"problems": ["app: must be a string"]},
-                    )
-                rec = await self._select(target)
-                app = rec.key
-                recorder = self.recorder_for(rec)
-                began = recorder.begin()
-                out = await self._forward(rec, name, args, timeout=call_timeout(name, args))
-                content = out.structured_content if isinstance(out.structured_content, dict) else None
-                recorder.record(
-                    name, args, structured=None if out.is_error else content,
-                    error=content if out.is_error else None, began=began,
-                )  # fmt: skip
-            else:
-                rec, tool = await self._custom_target(name)
-                app = rec.key
-                out = await self._forward(rec, tool, args, timeout=call_timeout(tool, args, custom=True))
+            out, app = await reporter.run(self._dispatch(name, args, reporter))
         except ProbeError as err:
             out = error_result(err)
         except Exception as exc:  # nothing may escape into the server
@@ -241,31 +227,77 @@ class Broker:
                     suggestion="Retry; if it persists, run wpfprobe mcp --log-level DEBUG and report the log.",
                 )
             )
-        if out.is_error:
-            code = out.structured_content.get("code") if isinstance(out.structured_content, dict) else None
-            outcome = str(code or "error")
-        # Tool, app, duration and outcome only: never arguments, values or the token.
-        log.info(
-            "call",
-            extra={
-                "tool": name,
-                "app": app or None,
-                "durationMs": round((time.perf_counter() - started) * 1000, 1),
-                "outcome": outcome,
-            },
-        )
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        finally:
+            if outcome == "ok" and out is not None and out.is_error:
+                code = out.structured_content.get("code") if isinstance(out.structured_content, dict) else None
+                outcome = str(code or "error")
+            # Tool, app, duration and outcome only: never arguments, values or the token.
+            log.info(
+                "call",
+                extra={
+                    "tool": name,
+                    "app": app or None,
+                    "durationMs": round((time.perf_counter() - started) * 1000, 1),
+                    "outcome": outcome,
+                },
+            )
+        assert out is not None
         return out
 
+    async def _dispatch(self, name: str, args: dict[str, Any], reporter: Progress) -> tuple[types.CallToolResult, str]:
+        """The call's result and the app it went to (empty for the broker's own tools)."""
+        app = ""
+        if name == LIST_APPS:
+            out = await self._list_apps(args)
+        elif name == LAUNCH_APP:
+            out = await self._launch(args, reporter)
+        elif name in self._extra:
+            out = await self._extra[name].call(self, args)
+        elif name in self._standard:
+            target = args.pop("app", None)
+            if target is not None and not isinstance(target, str):
+                raise InvalidArgumentError(
+                    "app must be a string: an appId or name from wpf_list_apps.",
+                    suggestion="Call wpf_list_apps and pass one of its appIds as app.",
+                    detail={"problems": ["app: must be a string"]},
+                )
+            rec = await self._select(target)
+            app = rec.key
+            recorder = self.recorder_for(rec)
+            began = recorder.begin()
+            await looks.before(recorder, self._looker(rec), name)
+            out = await self._forward(rec, name, args, timeout=call_timeout(name, args), reporter=reporter)
+            content = out.structured_content if isinstance(out.structured_content, dict) else None
+            recorder.record(
+                name, args, structured=None if out.is_error else content,
+                error=content if out.is_error else None, began=began,
+                look=await looks.after(recorder, self._looker(rec), name),
+            )  # fmt: skip
+        else:
+            rec, tool = await self._custom_target(name)
+            app = rec.key
+            out = await self._forward(rec, tool, args, timeout=call_timeout(tool, args, custom=True), reporter=reporter)
+        return out, app
+
     async def _forward(
-        self, rec: AppRecord, tool: str, args: dict[str, Any], *, timeout: float
+        self, rec: AppRecord, tool: str, args: dict[str, Any], *, timeout: float, reporter: Progress | None = None
     ) -> types.CallToolResult:
+        relay = reporter.relay if reporter is not None and reporter.wanted else None
         try:
-            answer = await rec.client.call_tool(tool, args, timeout=timeout)
+            answer = await rec.client.call_tool(tool, args, timeout=timeout, progress=relay)
         except AppNotAvailableError as err:
-            self.registry.drop(rec, "a call failed")
+            # A stopped or slow app is kept (marked not responding); a dead one is dropped.
+            await self.registry.failed(rec, err)
             return error_result(err)
         if not isinstance(answer, types.CallToolResult):
             raise ProbeError(f"{tool}: the app answered with something that is not a tool result.", code="INTERNAL")
+        content = answer.structured_content if isinstance(answer.structured_content, dict) else {}
+        if answer.is_error and content.get("code") == "DISPATCHER_BUSY":
+            # Listed as not responding until a background check finds its UI thread free again.
+            rec.mark(responding=False, note=BUSY_NOTE)
         return answer
 
     def recorder_for(self, rec: AppRecord) -> Recorder:
@@ -273,9 +305,16 @@ class Broker:
         recorder = self._recorders.get(rec.key)
         if recorder is None:
             session = new_session_id(f"agent-{_targets.slug(rec.manifest.app_name)}")
-            recorder = Recorder(self.record_dir, session_id=session)
+            about: dict[str, Any] = {"app": rec.manifest.app_name, "toolkit": rec.manifest.toolkit}
+            if rec.manifest.app_id in self._launched:
+                about["target"] = self._launched[rec.manifest.app_id]
+            recorder = Recorder(self.record_dir, session_id=session, about=about)
             self._recorders[rec.key] = recorder
         return recorder
+
+    def _looker(self, rec: AppRecord) -> looks.Call:
+        """The calls a recorded session's looks make (looks.py), through the broker's session to the app."""
+        return lambda tool, args: rec.client.call_tool(tool, args, timeout=looks.LOOK_TIMEOUT)
 
     async def select_app(self, target: str | None) -> AppRecord:
         """The live app ``target`` names (any target form; None: the only one), as tools/call resolves it."""
@@ -321,41 +360,81 @@ class Broker:
                 suggestion="Call wpf_list_apps to see the running apps and their tools, then tools/list again.",
                 detail={"tool": name, "apps": [rec.candidate().summary() for rec in self.registry.apps.values()]},
             )
-        raise InvalidArgumentError(
-            f"Unknown tool {name!r}.",
-            suggestion="Call tools/list for the tools this broker offers; start with wpf_list_apps.",
-            detail={"tool": name},
-        )
+        from wpfprobe.mcp.toolserver import unknown_tool  # noqa: PLC0415
+
+        raise unknown_tool(name, self._names(), listing="wpf_list_apps, then tools/list,")
 
     async def _list_apps(self, args: dict[str, Any]) -> types.CallToolResult:
         try:
             ListAppsArgs.model_validate(args, by_alias=True, by_name=False)
         except ValidationError as exc:
             raise _invalid(LIST_APPS, exc) from None
-        await self.registry.refresh(titles=True)
+        # What is known, with fresh window titles from every app that answers in time.
+        await self.registry.refresh(titles=True, wait=CHECK_WAIT)
         apps = [
             rec.summary()
             for rec in sorted(self.registry.apps.values(), key=lambda r: (r.manifest.app_name.lower(), r.manifest.pid))
         ]
-        listing = AppList(apps=apps)
-        return result(listing, apps_text(apps))
+        attachable = await self._attachable({a.pid for a in apps})
+        listing = AppList(apps=apps, attachable=[a.model_dump(mode="json", by_alias=True) for a in attachable])
+        from wpfprobe.broker.attach import attachable_text  # noqa: PLC0415
 
-    async def _launch(self, args: dict[str, Any]) -> types.CallToolResult:
+        return result(listing, "\n".join(t for t in (apps_text(apps), attachable_text(attachable)) if t))
+
+    async def _attachable(self, probed: set[int]) -> list[Any]:
+        """The running pythonnet apps with no probe (read from outside: nothing is entered)."""
+        from wpfprobe.broker.attach import attachable_processes  # noqa: PLC0415
+
+        try:
+            return await asyncio.to_thread(attachable_processes, probed)
+        except Exception:  # a listing never fails for want of the attachable ones
+            log.warning("attachable processes unreadable", exc_info=True)
+            return []
+
+    async def _launch(self, args: dict[str, Any], reporter: Progress) -> types.CallToolResult:
         try:
             parsed = LaunchArgs.model_validate(args, by_alias=True, by_name=False)
         except ValidationError as exc:
             raise _invalid(LAUNCH_APP, exc) from None
+        from wpfprobe.broker.attach import attach_profile  # noqa: PLC0415
+
+        attached = await attach_profile(self, parsed)
+        if attached is not None:
+            return attached  # a profile that names a running app: attached to, not launched
         command, options = launch_plan(parsed)
         from wpfprobe.apps import launch as _launch  # noqa: PLC0415
 
+        reporter.note(f"starting {Path(command[0]).name}; waiting for its UI and probe")
         # The launcher blocks until the app's UI is up: a worker thread keeps the broker serving.
-        launched = await asyncio.to_thread(lambda: _launch.launch(command, **options))
+        # Cancelled, the launcher stops the app at its next poll; nothing is left running.
+        control = CallControl()
+        try:
+            launched = await asyncio.to_thread(lambda: _launch.launch(command, **options, control=control))
+        except asyncio.CancelledError:
+            control.cancel()
+            raise
         manifest: Manifest = launched.manifest
+        self._launched[manifest.app_id] = _launch_target(parsed, command, options)
         # The app is the broker's child: reap it when it exits, or its zombie would look alive.
         threading.Thread(target=launched.process.wait, name="wpfprobe-reap", daemon=True).start()
-        await self.registry.refresh(titles=True)
-        rec = self.registry.apps.get(manifest.app_id)
+        reporter.note(f"{manifest.app_name} is up; connecting to its probe")
+        try:
+            # Only this app is waited for: another app that does not answer holds nothing up.
+            rec = await self.registry.admitted(manifest, timeout=parsed.timeout_seconds)
+        except asyncio.CancelledError:
+            threading.Thread(target=_launch.terminate, args=(launched.process,), daemon=True).start()
+            raise
         if rec is None:
             raise gone(manifest, "it started but does not answer the broker")
         summary = rec.summary()
         return result(summary, apps_text([summary]))
+
+
+def _launch_target(args: LaunchArgs, command: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    """A launched app as a test kit target: its profile, else its command (``wpfprobe codegen`` writes it)."""
+    if args.profile is not None:
+        return {"profile": args.profile}
+    target: dict[str, Any] = {"command": [sys.executable, *command]}
+    if options.get("cwd"):
+        target["cwd"] = options["cwd"]
+    return target

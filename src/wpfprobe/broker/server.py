@@ -17,7 +17,8 @@ INSTRUCTIONS = (
     "wpfprobe's broker: one entry for every running wpfprobe app (WPF or WinForms under pythonnet). "
     "Call wpf_list_apps first. Every wpf_* tool takes an optional app argument (appId or name from "
     "wpf_list_apps), required when several apps run. An app's own tools are listed as <appId>__<tool>. "
-    "wpf_launch_app starts a python script or a saved profile with the probe attached."
+    "wpf_launch_app starts a python script or a saved profile with the probe attached. wpf_list_apps also "
+    "lists running pythonnet apps without a probe as attachable; wpf_attach_app {pid}, where offered, starts one."
 )
 
 
@@ -25,6 +26,7 @@ def build_server(broker: Broker) -> Any:
     """The low-level MCP server whose tools/list and tools/call are the broker's."""
     from mcp.server.lowlevel.server import Server  # noqa: PLC0415
     from mcp.server.subscriptions import ListenHandler  # noqa: PLC0415
+    from mcp.shared.jsonrpc_dispatcher import progress_token_from_params  # noqa: PLC0415
 
     from wpfprobe.core.version import __version__  # noqa: PLC0415
 
@@ -32,7 +34,12 @@ def build_server(broker: Broker) -> Any:
         return types.ListToolsResult(tools=await broker.list_tools())
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await broker.call_tool(params.name, params.arguments)
+        # A client that sent a progressToken hears progress while the call runs; the SDK
+        # cancels this handler on notifications/cancelled, and the broker's call with it.
+        asked = progress_token_from_params(ctx.params) is not None
+        return await broker.call_tool(
+            params.name, params.arguments, progress=ctx.session.report_progress if asked else None
+        )
 
     async def remember_session(ctx: Any, call_next: Any) -> Any:
         # stdio has one client: its session is where list_changed notifications go.

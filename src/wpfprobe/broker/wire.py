@@ -81,10 +81,22 @@ class AppSummary(_Model):
     url: str = Field(description="Where the app's own MCP server listens (the token is not shown).")
     started_at: str
     custom_tools: list[str] = Field(default_factory=list, description="This app's own tools, as the broker names them.")
+    responding: bool = Field(
+        default=True,
+        description="False while the app does not answer (its process stopped, its UI thread busy, or too slow): "
+        "it stays listed with what was last known, calls to it fail with APP_NOT_AVAILABLE or DISPATCHER_BUSY, "
+        "and it answers again by itself once it runs. note says why.",
+    )
+    note: str | None = Field(default=None, description="Why the app is not responding.")
 
 
 class AppList(_Model):
     apps: list[AppSummary]
+    attachable: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Running pythonnet apps with no probe yet: pid, name, python, runtime, windows, cmdline "
+        "(wpf_attach_app {pid} enters one, where the broker allows it).",
+    )
 
 
 class ListAppsArgs(_Model):
@@ -128,6 +140,8 @@ def apps_text(apps: Sequence[AppSummary]) -> str:
         line = f"{a.app_id}  {a.name}  pid {a.pid}  {a.toolkit}  {a.tier}  {titles}"
         if a.custom_tools:
             line += "  tools: " + ", ".join(a.custom_tools)
+        if not a.responding:
+            line += f"  NOT RESPONDING: {a.note or 'it does not answer'}"
         lines.append(line)
     return "\n".join(lines)
 

@@ -206,6 +206,7 @@ def _profiles_edit(args: argparse.Namespace) -> int:
             current.name, list(args.app_command or current.command), cwd=args.cwd or current.cwd,
             allow=args.allow or current.allow, env=env, allow_actions=allowed,
             confirm_destructive=current.confirm_destructive if args.confirm is None else args.confirm,
+            attach=None if args.app_command else current.attach,
         )  # fmt: skip
         add_profile(updated, replace=True)
     except InvalidArgumentError as err:

@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_find(commands)
     _add_props(commands)
     _add_screenshot(commands)
+    _add_attach_commands(commands)
     from wpfprobe.cli.newcomers import add_init  # noqa: PLC0415
     from wpfprobe.cli.testing import add_commands as add_testing  # noqa: PLC0415
 
@@ -271,6 +272,8 @@ def _launch(args: argparse.Namespace) -> int:
             if command:
                 return _usage_error("give either --profile or a command, not both")
             profile = get_profile(args.profile)
+            if profile.attach is not None:
+                return _launch_attach(args, profile)
             launched = launch(
                 profile.command, allow=args.allow or profile.allow, name=args.name or profile.name,
                 cwd=profile.cwd, env=profile.env, timeout=args.timeout,
@@ -294,6 +297,28 @@ def _launch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _launch_attach(args: argparse.Namespace, profile: Any) -> int:
+    """``launch --profile`` of a profile that names a running app: attach to it instead."""
+    import json  # noqa: PLC0415
+
+    from wpfprobe.apps.attach.attacher import attach_running  # noqa: PLC0415
+    from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
+
+    try:
+        done = attach_running(
+            name=profile.attach.name, title=profile.attach.title, allow=args.allow or profile.allow,
+            app_name=args.name or profile.name, timeout=args.timeout,
+        )  # fmt: skip
+    except ProbeError as err:
+        print(f"wpfprobe: {err.code}: {_explain(err)}", file=sys.stderr)
+        return EXIT_USAGE if err.code == "INVALID_ARGUMENT" else EXIT_FAILED
+    if args.json:
+        print(json.dumps({**done.to_json(), "appName": profile.name, "attached": True}))
+    else:
+        print(f"{done.app_id}  pid {done.pid}  {done.url}  (attached to the running app)")
+    return EXIT_OK
+
+
 def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from wpfprobe.apps.profiles import profiles_path  # noqa: PLC0415
 
@@ -310,8 +335,11 @@ def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     add = actions.add_parser(
         "add",
         help="save a profile",
-        usage="wpfprobe profiles add NAME [--allow TIER] [--cwd DIR] [--env KEY=VALUE] [--replace] -- python app.py [ARGS...]",
+        usage="wpfprobe profiles add NAME [--allow TIER] [--cwd DIR] [--env KEY=VALUE] [--replace] -- python app.py [ARGS...]"
+        "\n       wpfprobe profiles add NAME [--allow TIER] [--replace] (--attach-name NAME | --attach-title REGEX)",
     )
+    add.add_argument("--attach-name", metavar="NAME", help="attach to the running app of this process or script name")
+    add.add_argument("--attach-title", metavar="REGEX", help="attach to the running app with a window title matching")
     add.add_argument("name", metavar="NAME", help="letters, digits, '_' or '-' (up to 64)")
     add.add_argument("--allow", choices=("read", "interact", "mutate"), default="read", metavar="TIER")
     add.add_argument("--cwd", metavar="DIR", help="working directory of the app (default: none, the launcher's)")
@@ -337,13 +365,14 @@ def _profiles_list(args: argparse.Namespace) -> int:
     except InvalidArgumentError as err:
         return _usage_error(_explain(err))
     if args.json:
-        print(json.dumps([{**p.model_dump(mode="json", by_alias=True, exclude={"env"}), "env": sorted(p.env)}
-                          for p in profiles.values()]))  # fmt: skip
+        print(json.dumps([{**p.model_dump(mode="json", by_alias=True, exclude={"env"} if p.attach else {"env", "attach"}),
+                           "env": sorted(p.env)} for p in profiles.values()]))  # fmt: skip
         return EXIT_OK
     for p in profiles.values():
         where = f"  (cwd {p.cwd})" if p.cwd else ""
         env = f"  env: {', '.join(sorted(p.env))}" if p.env else ""
-        print(f"{p.name}  [{p.allow}]  {' '.join(p.command)}{where}{env}")
+        what = f"attach to {p.attach.describe()}" if p.attach is not None else " ".join(p.command)
+        print(f"{p.name}  [{p.allow}]  {what}{where}{env}")
     if not profiles:
         print("no profiles yet: wpfprobe profiles add NAME -- python app.py", file=sys.stderr)
     return EXIT_OK
@@ -354,8 +383,11 @@ def _profiles_add(args: argparse.Namespace) -> int:
     from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
 
     command = args.app_command
-    if not command:
-        return _usage_error("give the app's command after --, e.g. -- python app.py")
+    attach = {k: v for k, v in (("name", args.attach_name), ("title", args.attach_title)) if v is not None}
+    if attach and (command or args.cwd or args.env):
+        return _usage_error("an attach profile names a running app: no command, --cwd or --env")
+    if not command and not attach:
+        return _usage_error("give the app's command after --, e.g. -- python app.py (or --attach-name/--attach-title)")
     env: dict[str, str] = {}
     for item in args.env:
         key, sep, value = item.partition("=")
@@ -363,7 +395,7 @@ def _profiles_add(args: argparse.Namespace) -> int:
             return _usage_error(f"--env takes KEY=VALUE, got {item!r}")
         env[key] = value
     try:
-        profile = new_profile(args.name, command, cwd=args.cwd, allow=args.allow, env=env)
+        profile = new_profile(args.name, command, cwd=args.cwd, allow=args.allow, env=env, attach=attach or None)
         path = add_profile(profile, replace=args.replace)
     except InvalidArgumentError as err:
         return _usage_error(_explain(err))
@@ -406,7 +438,9 @@ Register it once with your MCP client, e.g. Claude Code:
 It finds every probe of this user through the manifests in
 $WPFPROBE_HOME/sessions and serves their tools: wpf_list_apps, every wpf_*
 tool with an optional `app` argument, each app's own tools as
-<appId>__<tool>, and wpf_launch_app. stdout carries MCP frames only; the
+<appId>__<tool>, and wpf_launch_app; with --allow interact (or mutate), also
+wpf_attach_app, which starts the probe in a running pythonnet app that
+wpf_list_apps lists as attachable. stdout carries MCP frames only; the
 broker's JSON-lines log goes to stderr or --log-file.
 """
 
@@ -428,6 +462,11 @@ def _add_mcp(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     mcp.add_argument(
         "--artifacts", type=Path, default=Path("artifacts"), metavar="DIR",
         help="where wpf_run_scenario and wpf_file_ticket write sessions and tickets (./artifacts)",
+    )  # fmt: skip
+    mcp.add_argument(
+        "--allow", choices=("read", "interact", "mutate"), default="read", metavar="TIER",
+        help="what the broker itself may do: read (default); interact adds wpf_attach_app, which enters a "
+        "running app (attaching at most at this tier)",
     )  # fmt: skip
     mcp.set_defaults(handler=_cli_handler("mcp"))
 
@@ -520,6 +559,84 @@ def _add_screenshot(commands: argparse._SubParsersAction[argparse.ArgumentParser
     shot.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.png", help="where to write the PNG")
     shot.add_argument("--json", action="store_true", help="print {nodeId, width, height, file} as JSON")
     shot.set_defaults(handler=_cli_handler("screenshot"))
+
+
+# -- ps, attach, detach (SPEC section 10) ----------------------------------------------------------
+
+_ATTACH_EPILOG = """\
+The app keeps running as it was: the probe starts inside it on threads of its own
+(as wpfprobe.start() would), listens on 127.0.0.1 and writes its manifest; the
+token is made inside the app and never printed. Attaching twice answers with the
+same app id. Linux: Python 3.10-3.13 is entered with gdb (apt-get install gdb),
+3.14 and later with sys.remote_exec. A Mono app must run with
+MONO_THREADS_SUSPEND=preemptive. See docs/attach.md.
+
+exit status:
+  0  attached (or a probe was already inside): appId, pid and url printed
+  1  refused (ATTACH_REFUSED: another user's process, not a pythonnet app,
+     tracing not permitted, Mono's suspend mode) or failed: why and the fix
+  2  usage error
+  3  no such process, several match, or it is not available (gone, stopped,
+     its UI thread not answering)
+"""
+
+
+def _add_attach_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from wpfprobe.mcp.tools import TIERS  # noqa: PLC0415
+
+    ps = commands.add_parser(
+        "ps", help="list your running pythonnet apps (to attach to)",
+        description="Your processes that loaded a CLR through pythonnet, read from outside (nothing is injected): "
+        "pid, Python version, runtime, the probe inside if any, window titles, command line.",
+        formatter_class=_Formatter,
+    )  # fmt: skip
+    ps.add_argument("--json", action="store_true", help="print a JSON list")
+    ps.set_defaults(handler=_attaching("ps"))
+    attach = commands.add_parser(
+        "attach", help="start the probe inside a pythonnet app that is already running",
+        description="Start the probe's server inside a running pythonnet app, without restarting it.",
+        usage="wpfprobe attach [-h] (PID | --name NAME | --title REGEX) [--allow TIER] [--app-name NAME] "
+        "[--timeout S] [--json]",
+        epilog=_ATTACH_EPILOG, formatter_class=_Formatter,
+    )  # fmt: skip
+    attach.add_argument("pid", nargs="?", type=int, metavar="PID", help="the process (see `wpfprobe ps`)")
+    attach.add_argument("--name", metavar="NAME", help="the one app whose process or script is NAME")
+    attach.add_argument("--title", metavar="REGEX", help="the one app with a window title matching REGEX")
+    attach.add_argument("--allow", choices=TIERS, default="read", metavar="TIER",
+                        help="read (default), interact (input) or mutate (set properties)")  # fmt: skip
+    attach.add_argument("--app-name", metavar="NAME", help="the app's name in the manifest (default: its script's)")
+    attach.add_argument("--timeout", type=float, default=45.0, metavar="S", help="seconds to wait in all (45)")
+    attach.add_argument("--json", action="store_true", help="print appId, pid, url, tier and warnings as JSON")
+    attach.set_defaults(handler=_attach)
+    detach = commands.add_parser(
+        "detach", help="stop the probe that `wpfprobe attach` started in an app",
+        description="Stop the probe `wpfprobe attach` started in a running app and remove its manifest; "
+        "the app runs on as before, with no thread or port of the probe left.",
+        formatter_class=_Formatter,
+    )  # fmt: skip
+    detach.add_argument("pid", type=int, metavar="PID", help="the process")
+    detach.add_argument("--timeout", type=float, default=20.0, metavar="S", help="seconds to wait (20)")
+    detach.add_argument("--json", action="store_true", help="print the result as JSON")
+    detach.set_defaults(handler=_attaching("detach"))
+
+
+def _attach(args: argparse.Namespace) -> int:
+    chosen = [given for given in (args.pid, args.name, args.title) if given is not None]
+    if len(chosen) != 1:
+        return _usage_error("give exactly one of PID, --name NAME or --title REGEX")
+    if not args.timeout > 0:
+        return _usage_error("--timeout must be a positive number of seconds")
+    return _attaching("attach")(args)
+
+
+def _attaching(command: str) -> Handler:
+    def handle(args: argparse.Namespace) -> int:
+        from wpfprobe.cli import attaching  # noqa: PLC0415 - reads processes from outside, never loads the CLR
+
+        handler: Handler = getattr(attaching, command)
+        return handler(args)
+
+    return handle
 
 
 def _cli_handler(command: str) -> Handler:

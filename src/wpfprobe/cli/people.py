@@ -319,7 +319,7 @@ def mcp(args: argparse.Namespace) -> int:
     try:
         return _broker_server.main(
             log_level=args.log_level, log_file=args.log_file, record_dir=record,
-            extra_tools=broker_tools(args.artifacts.resolve()),
+            extra_tools=[*broker_tools(args.artifacts.resolve()), *_attach_tools(getattr(args, "allow", "read"))],
         )  # fmt: skip
     except ProbeError as err:
         _print_error(err)
@@ -327,6 +327,15 @@ def mcp(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"wpfprobe mcp: error: cannot open log file {args.log_file}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _attach_tools(tier: str) -> list[Any]:
+    """wpf_attach_app, for a broker allowed to interact (``wpfprobe mcp --allow``)."""
+    from wpfprobe.broker.attach import attach_tool  # noqa: PLC0415
+    from wpfprobe.broker.broker import BrokerTool  # noqa: PLC0415
+
+    made = attach_tool(tier)  # type: ignore[arg-type]
+    return [] if made is None else [BrokerTool(tool=made[0], call=made[1])]
 
 
 def stop(args: argparse.Namespace) -> int:

@@ -48,10 +48,21 @@ exit status:
 
 
 def add_commands(commands: Commands) -> None:
+    from wpfprobe.cli import traces  # noqa: PLC0415 - codegen and show-trace: their own module
+
     _add_scenario(commands)
     _add_explore(commands)
     _add_replay(commands)
     _add_tickets(commands)
+    traces.add_commands(commands)
+
+
+def _trace(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--trace", choices=("on", "retain-on-failure", "off"), default="off", metavar="MODE",
+        help="on: a shrunk screenshot at every step; retain-on-failure: the same, removed when the run passed; "
+        "off (default): screenshots of failures only. wpfprobe show-trace makes the page.",
+    )  # fmt: skip
 
 
 def _artifacts(parser: argparse.ArgumentParser) -> None:
@@ -82,6 +93,12 @@ def _add_scenario(commands: Commands) -> None:
     run.add_argument(
         "--screenshots", action="store_true", help="keep a screenshot after every step (always on a failure)"
     )
+    run.add_argument(
+        "--update-snapshots",
+        action="store_true",
+        help="write tree_matches templates from the live app instead of comparing",
+    )
+    _trace(run)
     run.set_defaults(handler=_scenario_run)
     schema = actions.add_parser("schema", help="print the scenario files' JSON Schema")
     schema.add_argument("-o", "--output", type=Path, metavar="FILE", help="write it to FILE instead of stdout")
@@ -102,6 +119,7 @@ def _add_explore(commands: Commands) -> None:
     explore.add_argument("--json", action="store_true", help="print one JSON object")
     explore.add_argument("--dry-run", action="store_true", help="list what the safety policy blocks, take no action")
     explore.add_argument("--screenshots", action="store_true", help="keep a screenshot after every step")
+    _trace(explore)
     explore.add_argument("--no-minimize", action="store_true", help="ticket each failure with its whole run")
     explore.add_argument(
         "--confirm", type=int, default=3, metavar="N", help="replays that confirm a minimized repro (3)"
@@ -124,6 +142,7 @@ def _add_replay(commands: Commands) -> None:
     replay.add_argument("--json", action="store_true", help="print one JSON object")
     replay.add_argument("--runs", type=int, default=1, metavar="N", help="replay N times on fresh apps: the repro rate")
     replay.add_argument("--fast", action="store_true", help="do not keep the recorded pauses between steps")
+    _trace(replay)
     replay.set_defaults(handler=_replay)
 
 
@@ -140,6 +159,8 @@ def _add_tickets(commands: Commands) -> None:
     show.add_argument("--last", action="store_true", help="the newest ticket")
     _artifacts(show)
     show.add_argument("--json", action="store_true", help="print its ticket.json")
+    show.add_argument("--html", action="store_true", help="write its trace page (trace.html) and print its path")
+    show.add_argument("-o", "--output", type=Path, metavar="FILE", help="with --html: write the page here")
     show.set_defaults(handler=_tickets_show)
 
 
@@ -199,7 +220,8 @@ def _scenario_run(args: argparse.Namespace) -> int:
                 factory = ProcessFactory(target, tier=needed_tier(scenario.actions()), work_dir=work / ".apps")
                 result = run_scenario(
                     scenario, factory, artifacts=args.artifacts, update_baselines=args.update_baselines,
-                    options=RunnerOptions(screenshots=args.screenshots),
+                    update_snapshots=args.update_snapshots,
+                    options=RunnerOptions(screenshots=args.screenshots, trace=args.trace),
                 )  # fmt: skip
                 results.append(result)
                 if not args.json:
@@ -250,6 +272,7 @@ def _explore(args: argparse.Namespace) -> int:
         minimize=not args.no_minimize, dry_run=args.dry_run,
         minimize_options=MinimizeOptions(budget_seconds=args.minimize_time, max_candidates=args.minimize_runs, confirm=args.confirm),
         profile_policy={"allow": profile.allow_actions, "confirmDestructive": profile.confirm_destructive},
+        trace=args.trace,
     )  # fmt: skip
     try:
         with _display():
@@ -292,6 +315,7 @@ def _replay(args: argparse.Namespace) -> int:
     from wpfprobe.core.trace import load_trace  # noqa: PLC0415
     from wpfprobe.testkit.launcher import AppTarget, ProcessFactory, needed_tier  # noqa: PLC0415
     from wpfprobe.testkit.replay import run_replay  # noqa: PLC0415
+    from wpfprobe.testkit.runner import RunnerOptions  # noqa: PLC0415
 
     if args.runs < 1:
         return _usage("--runs must be >= 1")
@@ -321,7 +345,7 @@ def _replay(args: argparse.Namespace) -> int:
             factory = ProcessFactory(target, tier=tier, work_dir=args.artifacts / "sessions" / ".apps")
             report = run_replay(
                 document, factory, artifacts=args.artifacts, file=str(args.file), pace=not args.fast, runs=args.runs,
-                base_dir=args.file.resolve().parent,
+                base_dir=args.file.resolve().parent, options=RunnerOptions(trace=args.trace),
             )  # fmt: skip
     except ProbeError as err:
         print(f"wpfprobe: {err.message}", file=sys.stderr)
@@ -383,6 +407,14 @@ def _tickets_show(args: argparse.Namespace) -> int:
         return _usage(err.message + (f"\nhint: {err.suggestion}" if err.suggestion else ""))
     assert ticket.path is not None
     folder = Path(ticket.path)
+    if args.html:
+        from wpfprobe.testkit.trace_view import write_html  # noqa: PLC0415
+
+        try:
+            print(write_html(folder, args.output))
+        except ProbeError as err:
+            return _usage(err.message)
+        return EXIT_OK
     if args.json:
         sys.stdout.write((folder / "ticket.json").read_text(encoding="utf-8"))
     else:

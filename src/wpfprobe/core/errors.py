@@ -22,6 +22,7 @@ ErrorCode = Literal[
     "ELEMENT_NOT_RENDERABLE",
     "APP_NOT_AVAILABLE",
     "APP_AMBIGUOUS",
+    "ATTACH_REFUSED",
     "INTERNAL",
 ]
 
@@ -118,6 +119,13 @@ class ElementNotRenderableError(ProbeError):
 
 class AppNotAvailableError(ProbeError):
     code: ErrorCode = "APP_NOT_AVAILABLE"
+
+
+class AttachRefusedError(ProbeError):
+    """``wpfprobe attach`` will not enter this process: another user's, not a pythonnet app,
+    or tracing is not permitted (SPEC section 10). The message says which, the suggestion how to fix it."""
+
+    code: ErrorCode = "ATTACH_REFUSED"
 
 
 class ClrUnavailableError(ProbeError):

@@ -11,7 +11,7 @@ import io
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
 from wpfprobe.core.protocol import PlainValue
@@ -281,6 +281,44 @@ class ActionState(_Dto):
     value: float | None = None
 
 
+class Redo(_Dto):
+    """How to do an action again later: the locator worth keeping, as a scenario step and a Python line.
+
+    ``locator`` is the most stable locator that found exactly this element
+    when the action ran: its name, its automation id, its text inside its
+    nearest named container, its path only as a last resort (docs/testing.md).
+    A secret typed or set shows as ``[REDACTED]``.
+    """
+
+    locator: str | None = None
+    """None for keys sent to whatever had focus."""
+    step: str
+    """The scenario step, one line of YAML: ``{action: click, locator: "Button#saveButton"}``."""
+    python: str
+    """The Python API line: ``probe.locator("Button#saveButton").click()``."""
+
+
+class LocatorCandidate(_Dto):
+    """A locator ``wpf_generate_locator`` considered, with how many elements it found."""
+
+    locator: str
+    kind: Literal["name", "automationId", "text", "path"]
+    matches: int
+    """Elements it found now; 0 also when it did not find this one (or its container was too big to search)."""
+    unique: bool
+
+
+class GeneratedLocator(_Dto):
+    """The most stable locator that finds exactly this element now, and what else was considered, best first."""
+
+    node_id: str
+    locator: str
+    kind: Literal["name", "automationId", "text", "path"]
+    python: str
+    """``probe.locator("...")``."""
+    alternatives: list[LocatorCandidate]
+
+
 class AppError(_Dto):
     """An exception the app's own handler raised while handling the input."""
 
@@ -308,6 +346,8 @@ class ActionResult(_Dto):
     completed: bool
     """False while the app's handler is still running: it opened a modal dialog (see opened_windows)."""
     app_error: AppError | None = None
+    redo: Redo | None = None
+    """The scenario step and the Python line that do this again, with the locator worth keeping."""
 
 
 class WaitResult(_Dto):
@@ -318,6 +358,7 @@ class WaitResult(_Dto):
     """The value the condition was decided on (text, property value, count...)."""
     elapsed_ms: int
     polls: int
+    redo: Redo | None = None
 
 
 class SetPropertyResult(_Dto):
@@ -327,6 +368,7 @@ class SetPropertyResult(_Dto):
     previous_value: PlainValue = None
     new_value: PlainValue = None
     value_source: str
+    redo: Redo | None = None
 
 
 FindingLevel = Literal["info", "warning", "error"]
@@ -521,6 +563,62 @@ class BehaviorList(_Dto):
     supported: bool = True
     note: str | None = None
     behaviors: list[BehaviorInfo] = Field(default_factory=list)
+
+
+#: Nodes validated in one call when a tree's models are made (``tree_from_json``): about a millisecond.
+_NODES_PER_CALL = 256
+_node_list: TypeAdapter[list[Node]] | None = None
+
+
+def tree_from_json(data: dict[str, Any]) -> Tree:
+    """A ``Tree`` from its JSON form (``Tree.to_json_dict()``), made in pieces; ``data``'s nodes are used up.
+
+    ``Tree.model_validate`` of 5,000 nodes is one native call of tens of
+    milliseconds that holds the GIL throughout, so none of the app's own
+    Python can run meanwhile. Here the nodes are validated a level at a time,
+    deepest first, ``_NODES_PER_CALL`` per call: a node's children are models
+    already when it is validated (pydantic keeps a model instance as it is),
+    and between calls the interpreter may switch to another thread.
+    """
+    global _node_list
+    if _node_list is None:
+        _node_list = TypeAdapter(list[Node])
+    adapter = _node_list
+    # Breadth first: each level's nodes after the one above, a node's children after it.
+    order: list[dict[str, Any]] = [data["root"]]
+    depth = [0]
+    kids: list[range | None] = []
+    i = 0
+    while i < len(order):
+        children = order[i].get("children")
+        if children:
+            kids.append(range(len(order), len(order) + len(children)))
+            order.extend(children)
+            depth.extend([depth[i] + 1] * len(children))
+        else:
+            kids.append(None)
+        i += 1
+    models: list[Node | None] = [None] * len(order)
+    end = len(order)
+    while end > 0:
+        level = depth[end - 1]
+        start = end
+        while start > 0 and depth[start - 1] == level:
+            start -= 1
+        for lo in range(start, end, _NODES_PER_CALL):
+            hi = min(lo + _NODES_PER_CALL, end)
+            batch = order[lo:hi]
+            for k, node in enumerate(batch, lo):
+                span = kids[k]
+                if span is not None:
+                    node["children"] = [models[j] for j in span]
+            for k, model in enumerate(adapter.validate_python(batch), lo):
+                models[k] = model
+        end = start
+    root = models[0]
+    assert root is not None
+    fields = {k: v for k, v in data.items() if k != "root"}
+    return Tree.model_validate({**fields, "root": root})
 
 
 def _short(item: Any) -> str:

@@ -13,7 +13,7 @@ calls ``read_property`` for what it may read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
@@ -72,21 +72,60 @@ class WalkedNode:
     complete: bool
 
 
+#: The fields of a row of a walk (``Walk.rows``), in order. ``type`` is an index into ``Walk.types``;
+#: ``text`` is as read (``Walk.shown_text`` makes what a user reads of it; ``text_marked``: it may mark
+#: an access key); ``checked``, ``selected`` and ``expanded`` are None where they do not apply; a
+#: ``rich`` row's other fields are not read (the engine reads the element, ``Walk.incomplete``). A row
+#: in ``Walk.faulted`` has a read that threw: ``Walk.node`` reads it.
+ROW_FIELDS = (
+    "parent", "depth", "node_id", "type", "name", "text", "text_marked", "visible", "enabled", "focused",
+    "checked", "child_count", "rich", "selected", "expanded", "automation_id",
+)  # fmt: skip
+
+
 class Walk(Protocol):
-    """A walk from ``ToolkitAdapter.walk``: advanced in slices on the UI thread, its nodes read anywhere."""
+    """A walk from ``ToolkitAdapter.walk``: advanced in slices on the UI thread, its rows read anywhere.
+
+    Its rows are plain lists (``ROW_FIELDS``), not objects: the engine makes a
+    snapshot of thousands of them off the UI thread, and every object made per
+    row is interpreter time the app's own Python waits for.
+    """
 
     #: The property every complete node's ``text`` was read from, for the redactor.
     text_property: PropertyDescriptor
-    #: Node ids of every element walked (cheap: no decoding); once done.
-    ids: frozenset[str]
     #: (element, depth) of each node that is not complete, in walk order; once done.
     incomplete: list[tuple[Any, int]]
+    #: Texts up to this long and not ``text_marked`` are shown as they are (else ``shown_text``).
+    max_text: int
+    #: The access-key marker a marked text may hold (else it is shown as it is).
+    marker: str
+    #: A walk asked to watch (``ToolkitAdapter.walk``): whether every element met is watched; once done.
+    watched: bool
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Node ids of every element walked; once done."""
+
+    @property
+    def types(self) -> list[tuple[str, str]]:
+        """(type name, full type name) by a row's ``type``; once done."""
+
+    @property
+    def faulted(self) -> frozenset[int]:
+        """Indexes (in walk order) of the rows with a read that threw; once done."""
 
     def advance(self, seconds: float | None) -> bool:
         """Walk on for about ``seconds`` (None: to the end), on the UI thread; True once the walk is done."""
 
-    def nodes(self) -> list[WalkedNode]:
-        """Every element walked, breadth first; pure Python, for any thread (call it off the UI thread)."""
+    def rows(self) -> Iterator[list[list[Any]]]:
+        """Every element walked, breadth first, as rows (``ROW_FIELDS``) in pieces; for any thread (call it off
+        the UI thread). Each piece is parsed in one short call."""
+
+    def node(self, row: list[Any]) -> WalkedNode:
+        """One row as node facts, with its failed reads named: for the rows in ``faulted``."""
+
+    def shown_text(self, raw: str, marked: bool) -> tuple[str | None, str | None]:
+        """(text, access key) a user reads of a row's non-empty ``text``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,7 +521,7 @@ class ToolkitAdapter(Protocol):
         the index only ``census_ttl`` seconds).
         """
 
-    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
+    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int, watch: bool = False) -> Walk | None:
         """``root``'s visual subtree, to be read by the toolkit's own code (``Walk.advance``), or None if it has none.
 
         Breadth first, to ``max_depth`` below ``root`` and at most ``cap``
@@ -490,6 +529,10 @@ class ToolkitAdapter(Protocol):
         ``objects``'s. An element whose node needs more than the walk reads is
         listed as incomplete, with its depth, and still walked below. The
         engine's own reads (through the methods above) stay the oracle.
+        ``watch``: every element walked is watched as ``watch_structure``
+        would watch it (the name index's walk), ``Walk.watched`` saying
+        whether all were; the incomplete ones' children the walk does not
+        know are the engine's to watch.
         """
 
     def error_identity(self, error: BaseException) -> tuple[str, str]:

@@ -82,6 +82,8 @@ class StepTarget(_Model):
     name: str | None = None
     text: str | None = None
     """What a person reads on it (never a secret): used to write the repro step in words."""
+    generated: str | None = None
+    """The most stable locator that found exactly this element when the step ran (the probe's ``redo``)."""
 
     def locators(self) -> list[str]:
         out = [self.locator] if self.locator else []
@@ -97,6 +99,22 @@ class StepAppError(_Model):
     type: str
     message: str
     stack: str | None = None
+
+
+class StepEffect(_Model):
+    """Something else the step changed: another element's state, or a window that opened or closed.
+
+    Seen by comparing the element trees before and after the step (when the
+    recording keeps them); what ``codegen`` turns into assertions.
+    """
+
+    field: str
+    """text, checked, selected, expanded, enabled, visible; or window-opened, window-closed."""
+    locator: str | None = None
+    type: str | None = None
+    name: str | None = None
+    before: Any = None
+    after: Any = None
 
 
 class TraceStep(_Model):
@@ -133,7 +151,16 @@ class TraceStep(_Model):
     """Assertions checked after the step (a scenario's ``expect``, in its own form), replayed with it."""
     tree: str | None = None
     """Path, relative to the session folder, of the compact element tree after the step."""
+    tree_before: str | None = None
+    """The same, of the tree just before the step (what the step started from): kept for every
+    step of a traced run, and always for a step that failed (a crash leaves no tree after it)."""
     screenshot: str | None = None
+    screenshot_before: str | None = None
+    """Kept for a step that failed: the screen just before it (a crash or a hang leaves no screen after it)."""
+    effects: list[StepEffect] | None = None
+    """Other elements and windows the step changed (when the trees around it were kept)."""
+    events: list[dict[str, Any]] | None = None
+    """The app's events during the step (exceptions, windows), as wpf_get_app_events gave them."""
     note: str | None = None
 
     @property
@@ -181,6 +208,11 @@ _CONTENT_TYPES = frozenset(
     {"textbox", "richtextbox", "maskedtextbox", "passwordbox", "combobox", "numericupdown", "domainupdown",
      "listbox", "checkedlistbox", "listview", "datagridview", "datagrid", "treeview", "datetimepicker"}
 )  # fmt: skip
+
+
+def text_names_it(type_name: str) -> bool:
+    """Whether an element's text is a caption that names it (a button's), not content (a text box's)."""
+    return type_name.lower() not in _CONTENT_TYPES
 
 
 def fallback_locators(node: Mapping[str, Any] | None, given: str | None = None) -> tuple[str | None, list[str]]:
@@ -269,7 +301,12 @@ def step_from_call(
     node = result.get("node") if isinstance(result.get("node"), dict) else None
     before = result.get("before") if isinstance(result.get("before"), dict) else None
     given = arguments.get("locator") if isinstance(arguments.get("locator"), str) else None
-    locator, fallbacks = fallback_locators(node, given)
+    redo = result.get("redo")
+    generated = redo.get("locator") if isinstance(redo, dict) and isinstance(redo.get("locator"), str) else None
+    # The locator found stable when the step ran comes right after the one the step was given.
+    locator, fallbacks = fallback_locators(node, given or generated)
+    if given and generated and generated != locator and generated not in fallbacks:
+        fallbacks.insert(0, generated)
     target = None
     if locator or arguments.get("nodeId"):
         text = node.get("text") if node else None
@@ -280,6 +317,7 @@ def step_from_call(
             type=str(node.get("type")) if node and node.get("type") else None,
             name=str(node.get("name")) if node and node.get("name") else None,
             text=text if isinstance(text, str) and text != REDACTED else None,
+            generated=generated,
         )
     safe_args, hidden = redact_args(action, args, node=node, before=before)
     outcome: Literal["ok", "error", "not-applied"] = "ok"
@@ -410,6 +448,7 @@ __all__ = [
     "NOT_APPLIED_CODES",
     "STEPS_FILE",
     "StepAppError",
+    "StepEffect",
     "StepError",
     "StepTarget",
     "TraceDocument",
@@ -423,5 +462,6 @@ __all__ = [
     "redact_args",
     "renumber",
     "step_from_call",
+    "text_names_it",
     "write_document",
 ]

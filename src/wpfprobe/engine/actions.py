@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from wpfprobe.core import calls as _calls
 from wpfprobe.core.app_events import python_stack, record_exception
 from wpfprobe.core.convert import parse_value
 from wpfprobe.core.errors import (
@@ -44,16 +45,21 @@ from wpfprobe.core.models import (
     ActionState,
     AppError,
     Node,
+    Redo,
     SetPropertyResult,
     WaitResult,
     Window,
 )
+from wpfprobe.core.patterns import compile_pattern
 from wpfprobe.core.protocol import ActionKind, Blocker, InputMode, MouseButton, PlainValue
 from wpfprobe.core.redaction import REDACTED
+from wpfprobe.core.trace import redact_args
 from wpfprobe.engine.base import EngineBase
+from wpfprobe.engine.generating import generate
 from wpfprobe.engine.hop import Hop
 from wpfprobe.engine.locators import AttrTest
 from wpfprobe.engine.matching import value_matches
+from wpfprobe.engine.redo import redo
 from wpfprobe.engine.target import Target
 
 if TYPE_CHECKING:
@@ -109,6 +115,7 @@ class Driver:
             "wpf_click", "click", target, mode,
             toolkit=lambda a, el: a.click(el, button=button, count=click_count),
             os=lambda os, point: os.click(point[0], point[1], button=button, count=click_count),
+            args=_given(mode=(mode, "auto"), button=(button, "left"), clickCount=(click_count, 1)),
         )  # fmt: skip
 
     def type_text(self, target: Target, text: str, *, replace: bool = True, mode: Mode = "auto") -> ActionResult:
@@ -133,7 +140,7 @@ class Driver:
         return self._act(
             "wpf_type_text", "type", target, mode,
             toolkit=lambda a, el: a.type_text(el, text, replace=replace),
-            os=os_type,
+            os=os_type, args={"text": text, **_given(replace=(replace, True), mode=(mode, "auto"))},
         )  # fmt: skip
 
     def send_keys(self, target: Target | None, keys: str, *, mode: Mode = "auto") -> ActionResult:
@@ -147,7 +154,7 @@ class Driver:
         return self._act(
             "wpf_send_keys", "keys", target, mode,
             toolkit=lambda a, el: a.send_keys(el, chords),
-            os=os_keys,
+            os=os_keys, args={"keys": keys, **_given(mode=(mode, "auto"))},
         )  # fmt: skip
 
     def select(self, target: Target, *, item: str | None = None, index: int | None = None) -> ActionResult:
@@ -173,15 +180,19 @@ class Driver:
         return self._act(
             "wpf_select", "select", target, "auto",
             toolkit=lambda a, el: a.select(el, item=item, index=index), check=is_item,
+            args=_given(item=(item, None), index=(index, None)),
         )  # fmt: skip
 
     def toggle(self, target: Target, *, state: bool | None = None) -> ActionResult:
         if state is not None and not isinstance(state, bool):
             raise InvalidArgumentError("state must be true, false or left out (flip).")
-        return self._act("wpf_toggle", "toggle", target, "auto", toolkit=lambda a, el: a.toggle(el, state=state))
+        return self._act(
+            "wpf_toggle", "toggle", target, "auto", toolkit=lambda a, el: a.toggle(el, state=state),
+            args=_given(state=(state, None)),
+        )  # fmt: skip
 
     def focus(self, target: Target) -> ActionResult:
-        return self._act("wpf_focus", "focus", target, "auto", toolkit=lambda a, el: a.focus(el))
+        return self._act("wpf_focus", "focus", target, "auto", toolkit=lambda a, el: a.focus(el), args={})
 
     # -- waits ---------------------------------------------------------------
     def wait_for(
@@ -195,7 +206,9 @@ class Driver:
     ) -> WaitResult:
         """Poll until ``condition`` holds; the locator is resolved anew on every poll.
 
-        Between polls the UI thread is free: each poll is one short hop.
+        Between polls the UI thread is free: each poll is one short hop. Served to a
+        client, the wait leaves a progress note after every poll and ends at the next poll
+        once the client cancels the call (``core.calls``): the UI thread is not touched again.
         """
         if condition not in CONDITIONS:
             raise InvalidArgumentError(
@@ -209,7 +222,10 @@ class Driver:
         polls = 0
         last: PlainValue = None
         interval = 0.02
+        control = _calls.current()
         while True:
+            if control is not None:
+                control.check()
             polls += 1
             remaining = deadline - time.monotonic()
             try:
@@ -219,16 +235,28 @@ class Driver:
                 done, last, node = False, "<UI thread busy>", None
             if done:
                 elapsed = int((time.monotonic() - started) * 1000)
+                args = {"condition": condition, **_given(property=(property, None), value=(value, None))}
                 return WaitResult(
                     condition=condition,
                     node=Node.model_validate(node) if node is not None else None,
                     observed=last,
                     elapsed_ms=elapsed,
                     polls=polls,
+                    redo=redo(
+                        "wait_for", self._wait_locator(target, node), {**args, **_given(timeoutMs=(timeout_ms, 5000))}
+                    ),
                 )
             if time.monotonic() >= deadline:
                 break
-            time.sleep(min(interval, max(deadline - time.monotonic(), 0)))
+            pause = min(interval, max(deadline - time.monotonic(), 0))
+            if control is None:
+                time.sleep(pause)
+            else:
+                control.note(
+                    f"waiting for {target.describe()}: {_describe_condition(condition, property, value)} "
+                    f"({polls} polls, last observed {_show(last)[:200]})"
+                )
+                control.sleep(pause)
             interval = min(interval * 2, 0.2)
         raise OperationTimedOutError(
             f"{target.describe()!r} did not become {_describe_condition(condition, property, value)} "
@@ -236,6 +264,18 @@ class Driver:
             suggestion="Check the app's state with wpf_inspect_element, or wait longer (timeoutMs up to 60000).",
             detail={"condition": condition, "lastObserved": last, "polls": polls, "timeoutMs": timeout_ms},
         )
+
+    def _wait_locator(self, target: Target, node: dict[str, Any] | None) -> str | None:
+        """A wait is redone on what it was given (any element with that text, say); a node id, on the element found."""
+        if len(target.locators) == 1:
+            return target.locators[0]
+        if node is None:
+            return None
+        try:
+            found: str = self._engine.indexed_hop(lambda h: generate(h, h.node(str(node["nodeId"])))["locator"])
+        except ProbeError:
+            return None
+        return found
 
     # -- mutation ------------------------------------------------------------
     def set_property(self, target: Target, name: str, value: str) -> SetPropertyResult:
@@ -274,6 +314,7 @@ class Driver:
             row = h.read_property_row(el, prop)
             return {
                 "node": h.project(el),
+                "generated": generate(h, el)["locator"],
                 "property": prop.name,
                 "typeName": prop.type_name,
                 "previousValue": previous,
@@ -282,7 +323,10 @@ class Driver:
             }
 
         with self._audited("wpf_set_property", target, action="set", property_name=name):
-            return SetPropertyResult.model_validate(self._engine.indexed_hop(apply))
+            done = self._engine.indexed_hop(apply)
+        generated = done.pop("generated")
+        safe, _ = redact_args("set_property", {"propertyName": done["property"], "value": value})
+        return SetPropertyResult.model_validate({**done, "redo": redo("set_property", generated, safe)})
 
     # -- the common path -----------------------------------------------------
     def _act(
@@ -295,6 +339,7 @@ class Driver:
         toolkit: Callable[[Any, Any], None],
         os: Callable[[OsInput, Any], None] | None = None,
         check: Callable[[Hop, Any], None] | None = None,
+        args: dict[str, Any],
     ) -> ActionResult:
         if mode not in ("auto", "os"):
             raise InvalidArgumentError('mode must be "auto" or "os".', suggestion='Use mode="auto".')
@@ -309,7 +354,9 @@ class Driver:
                 )
         # The keys are not recorded: a chord sequence can spell out text as well as a typed string can.
         with self._audited(tool, target, action=kind):
-            return self._perform(kind, target, input_mode, toolkit, os, check)
+            return self._perform(
+                kind, target, input_mode, toolkit, os, check, redo_as=(tool.removeprefix("wpf_"), args)
+            )
 
     def _perform(
         self,
@@ -319,6 +366,8 @@ class Driver:
         toolkit: Callable[[Any, Any], None],
         os: Callable[[OsInput, Any], None] | None,
         check: Callable[[Hop, Any], None] | None = None,
+        *,
+        redo_as: tuple[str, dict[str, Any]],
     ) -> ActionResult:
         engine = self._engine
         outcome: dict[str, Any] = {}
@@ -347,6 +396,8 @@ class Driver:
             prepared = {
                 "nodeId": h.id(el),
                 "node": h.project(el),
+                # Keys sent to whatever had focus are redone the same way, with no element named.
+                "generated": generate(h, el)["locator"] if target is not None else None,
                 "before": _state(h, el),
                 "windows": _windows(h),
                 "point": point,
@@ -417,6 +468,7 @@ class Driver:
             focused=Node.model_validate(seen["focused"]) if seen["focused"] is not None else None,
             completed=mode == "os" or bool(done.get("done")),
             app_error=AppError.model_validate(done["appError"]) if "appError" in done else None,
+            redo=_redo(redo_as, prepared),
         )
 
     # -- audit -----------------------------------------------------------------
@@ -476,6 +528,18 @@ class _AuditScope:
 
 
 # -- helpers (run on the UI thread unless said otherwise) ----------------------
+
+
+def _given(**pairs: tuple[Any, Any]) -> dict[str, Any]:
+    """The arguments whose value differs from the tool's default: ``name=(value, default)``."""
+    return {name: value for name, (value, default) in pairs.items() if value != default}
+
+
+def _redo(redo_as: tuple[str, dict[str, Any]], prepared: dict[str, Any]) -> Redo:
+    """The step and Python line that do the action again; a secret typed shows as [REDACTED] (caller's thread)."""
+    action, args = redo_as
+    safe, _ = redact_args(action, args, node=prepared["node"], before=prepared["before"])
+    return redo(action, prepared["generated"], safe)
 
 
 def _hop(engine: EngineBase) -> Hop:
@@ -604,12 +668,7 @@ def _condition_test(
             raise InvalidArgumentError(
                 "textMatches needs value, a regular expression.", suggestion='e.g. value="^Saved"'
             )
-        try:
-            pattern = re.compile(value)
-        except re.error as exc:
-            raise InvalidArgumentError(
-                f"value is not a valid regular expression: {exc}", suggestion="Fix the pattern (Python re syntax)."
-            ) from None
+        pattern = compile_pattern(value)
 
     def test(h: Hop, target: Target) -> tuple[bool, PlainValue, dict[str, Any] | None]:
         if condition in ("exists", "gone"):
@@ -641,7 +700,7 @@ def _condition_test(
                     "The element's text is a secret; the probe does not match it.",
                     suggestion="Wait on another element or condition.",
                 )
-            ok = observed is not None and pattern.search(str(observed)) is not None
+            ok = observed is not None and pattern.search(str(observed))
         else:
             assert prop is not None
             found_prop = h.adapter.find_property(el, prop)

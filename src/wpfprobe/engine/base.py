@@ -96,14 +96,19 @@ class EngineBase:
                 return "more", None
 
             status, value = "more", None
-            try:
-                while status == "more":
-                    with collection_deferred():
+            # The collector stays off across the slices, not only during each: what a hop keeps between
+            # them (a diagnostics walk's items, a snapshot's nodes) would otherwise be promoted by the
+            # collections run between slices until a full one ran (30 ms with 5,000 controls shown, on
+            # whichever thread allocated next). Freed at the end, it then costs the collector nothing.
+            with _AcrossSlices() as held:
+                try:
+                    while status == "more":
+                        held.breathe()
                         status, value = self.ui.run(step, timeout=self.settings.ui_timeout)
-            finally:
-                # An error's traceback keeps this frame: it must not keep the hop and what it read
-                # alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).
-                state.clear()
+                finally:
+                    # An error's traceback keeps this frame: it must not keep the hop and what it read
+                    # alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).
+                    state.clear()
             if status != "changed":
                 return cast(T, value)
         return self.hop(lambda h: run_whole(start(h)))
@@ -220,9 +225,10 @@ class _Deferral:
     here (31 ms measured with 5,000 controls shown), and it runs on whichever
     thread's allocation crosses the threshold: during a probe hop that is
     the UI thread, which then cannot paint or take input for that long. So
-    the collector is off from just before a hop is posted until it returns,
-    and switched back on by the calling thread, whose next allocation runs
-    the pending collection there. Nested and concurrent hops share one
+    the collector is off from just before a hop is posted until it returns
+    (across all the slices of sliced work, ``_AcrossSlices``), and switched
+    back on by the calling thread, whose next allocation runs the pending
+    collection there. Nested and concurrent hops share one
     deferral; a collector the app itself switched off stays off.
     """
 
@@ -246,6 +252,35 @@ class _Deferral:
 
 
 _deferral = _Deferral()
+
+#: Seconds the collector stays off across the slices of one piece of work (``_AcrossSlices``), at most.
+MAX_DEFERRAL = 5.0
+
+
+class _AcrossSlices:
+    """The process's deferral held across the slices of one piece of work, for ``MAX_DEFERRAL`` at most.
+
+    Past that (a long walk, a UI thread slow to answer), the collector is let
+    run between two slices, on the caller's thread, and deferred again: the
+    app's own garbage is never left uncollected for long.
+    """
+
+    def __enter__(self) -> _AcrossSlices:
+        _deferral.__enter__()
+        self._since = time.monotonic()
+        return self
+
+    def breathe(self) -> None:
+        if time.monotonic() - self._since < MAX_DEFERRAL:
+            return
+        _deferral.__exit__()
+        _allocated: list[list[int]] = [[]]  # an allocation: whatever collection is due runs here, between slices
+        del _allocated
+        _deferral.__enter__()
+        self._since = time.monotonic()
+
+    def __exit__(self, *_exc: object) -> None:
+        _deferral.__exit__()
 
 
 def collection_deferred() -> _Deferral:

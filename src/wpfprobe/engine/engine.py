@@ -22,6 +22,7 @@ from wpfprobe.core.models import (
     Dispatcher,
     ElementInfo,
     FindResults,
+    GeneratedLocator,
     Node,
     Page,
     Property,
@@ -31,20 +32,22 @@ from wpfprobe.core.models import (
     SessionInfo,
     Tree,
     Window,
+    tree_from_json,
 )
 from wpfprobe.core.protocol import Capture, ObjectTable, ToolkitAdapter, TreeType, UiThread
 from wpfprobe.core.settings import ProbeSettings
-from wpfprobe.engine import walked
+from wpfprobe.engine import generating, walked
 from wpfprobe.engine.actions import Driver, OsInput
-from wpfprobe.engine.base import process_name
+from wpfprobe.engine.base import collection_deferred, process_name
 from wpfprobe.engine.checks import MAX_DEPTH, MAX_RESULTS, check_int, check_property_names, check_tree_type
 from wpfprobe.engine.cursors import check_take
 from wpfprobe.engine.diagnostics import run_diagnostics
 from wpfprobe.engine.events import WindowWatch, read_app_events
-from wpfprobe.engine.hop import Hop, count_errors, rect
+from wpfprobe.engine.hop import Hop, count_errors, json_tree, rect
 from wpfprobe.engine.locators import Compound, parse_locator
 from wpfprobe.engine.matching import criteria_compound
 from wpfprobe.engine.reading import is_interesting
+from wpfprobe.engine.redo import python_value
 from wpfprobe.engine.target import Target, Tier
 from wpfprobe.engine.why import WhyQueries
 
@@ -114,6 +117,27 @@ class Engine(WhyQueries):
         tree_type: TreeType = "visual",
         include_properties: Sequence[str] | None = None,
     ) -> Tree:
+        # The nodes are made as the JSON's are, with the collector off (``tree_json``).
+        with collection_deferred():
+            data = self.tree_json(
+                target, max_depth=max_depth, tree_type=tree_type, include_properties=include_properties
+            )
+            return tree_from_json(data)
+
+    def tree_json(
+        self,
+        target: Target | None = None,
+        *,
+        max_depth: int = 3,
+        tree_type: TreeType = "visual",
+        include_properties: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """``tree`` as its JSON (``Tree.to_json_dict()``), made with no model: what the MCP tool sends.
+
+        A snapshot of thousands of nodes is interpreter time the app's own
+        Python handlers wait for (they need the GIL this thread holds): the
+        tool sends this, and ``tree`` makes its models from it in pieces.
+        """
         check_int("maxDepth", max_depth, 0, MAX_DEPTH)
         check_tree_type(tree_type)
         props = check_property_names(include_properties)
@@ -130,19 +154,29 @@ class Engine(WhyQueries):
         # The toolkit's walk reads what a node shows; asked-for properties are the engine's to read.
         own = not self.settings.toolkit_walk or bool(props) or tree_type != "visual"
         got = self.sliced(lambda h: read(h, own=own))
-        snapshot = walked.build(got) if isinstance(got, walked.Prepared) else got
-        if snapshot is None:  # the census missed a name: the engine's own path repairs it
-            got = self.sliced(lambda h: read(h, own=True))
+        # Python's collector is kept off while the nodes are made: each of the thousands of dicts counts
+        # towards its next run, and a run started by them here (a full one: 30 ms with 5,000 controls
+        # shown, a hundred and more on a loaded machine) holds the GIL throughout. They are freed as the
+        # answer is, and the count goes down with them, so an answer dropped before the collector is
+        # back on costs it nothing.
+        with collection_deferred():
+            snapshot = walked.build(got) if isinstance(got, walked.Prepared) else None
+        if snapshot is None:
+            if isinstance(got, walked.Prepared):  # the census missed a name: the engine's own path repairs it
+                got = self.sliced(lambda h: read(h, own=True))
             assert not isinstance(got, walked.Prepared)
-            snapshot = got
-        root, truncated, count = snapshot
-        return Tree(
-            root=Node.model_validate(root),
-            tree_type=tree_type,
-            truncated=truncated,
-            returned_node_count=count,
-            error_count=count_errors(root) or None,
-        )
+            root, truncated, count = got
+            root = json_tree(root)
+            snapshot = walked.Snapshot(root, truncated, count, count_errors(root))
+        out: dict[str, Any] = {
+            "root": snapshot.root,
+            "treeType": tree_type,
+            "truncated": snapshot.truncated,
+            "returnedNodeCount": snapshot.count,
+        }
+        if snapshot.errors:
+            out["errorCount"] = snapshot.errors
+        return out
 
     def children(
         self,
@@ -254,6 +288,16 @@ class Engine(WhyQueries):
             }
 
         return ElementInfo.model_validate(self.indexed_hop(read))
+
+    def generate_locator(self, target: Target) -> GeneratedLocator:
+        """The most stable locator that finds exactly this element now, with every candidate considered."""
+
+        def read(h: Hop) -> dict[str, Any]:
+            el = h.resolve(target)
+            return {"nodeId": h.id(el), **generating.generate(h, el, all_candidates=True)}
+
+        found = self.indexed_hop(read)
+        return GeneratedLocator.model_validate({**found, "python": f"probe.locator({python_value(found['locator'])})"})
 
     def properties(
         self,

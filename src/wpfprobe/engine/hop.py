@@ -140,6 +140,32 @@ def node_dict(
     }
 
 
+def json_form(node: dict[str, Any]) -> dict[str, Any]:
+    """A projected node as its model dumps it to JSON (``exclude_none``): the same keys, without None values.
+
+    Shallow but for ``error`` (whose ``reads`` may be None): a property's None value stays, as pydantic
+    keeps it; children are expected in JSON form already.
+    """
+    out = {k: v for k, v in node.items() if v is not None}
+    error = out.get("error")
+    if isinstance(error, dict):
+        out["error"] = {k: v for k, v in error.items() if v is not None}
+    return out
+
+
+def json_tree(root: dict[str, Any]) -> dict[str, Any]:
+    """A projected tree (``Hop.snapshot``) in its JSON form, every node as ``json_form`` makes it."""
+    out = json_form(root)
+    stack = [out]
+    while stack:
+        node = stack.pop()
+        children = node.get("children")
+        if children:
+            node["children"] = [json_form(c) for c in children]
+            stack.extend(node["children"])
+    return out
+
+
 def rect(bounds: Any) -> Rect | None:
     if bounds is None:
         return None

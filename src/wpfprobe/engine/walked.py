@@ -28,9 +28,9 @@ from typing import Any
 
 from wpfprobe.core.protocol import Naming, Walk, WalkedNode
 from wpfprobe.core.redaction import REDACTED
-from wpfprobe.engine.hop import Hop, node_dict
-from wpfprobe.engine.locating import Loc, child_locator
-from wpfprobe.engine.locators import LOGICAL_PREFIX
+from wpfprobe.engine.hop import Hop, json_form, node_dict
+from wpfprobe.engine.locating import Loc
+from wpfprobe.engine.locators import LOGICAL_PREFIX, format_segment
 from wpfprobe.engine.reading import error_dict
 
 #: A node the engine projected itself, and the ids of its children in the order the adapter lists them.
@@ -122,86 +122,168 @@ class NameNotInCensus(Exception):
     """A walked element answers to a name the census has not seen: the census is out of date."""
 
 
-def build(p: Prepared) -> tuple[dict[str, Any], bool, int] | None:
-    """The snapshot as ``Hop.snapshot`` makes it: (root node, truncated, node count); off the UI thread.
+@dataclass(slots=True)
+class Snapshot:
+    """A tree snapshot in its JSON form (``json_form``): camelCase keys, no None values, as a tool sends it."""
+
+    root: dict[str, Any]
+    truncated: bool
+    count: int
+    #: Nodes with an ``error``.
+    errors: int
+
+
+def build(p: Prepared) -> Snapshot | None:
+    """The snapshot as ``Hop.snapshot`` makes it, in its JSON form; off the UI thread.
 
     None when an element's name is missing from a census kept from an earlier
     hop (it appeared without an event): the engine's own path repairs the
     census, and the caller takes it.
+
+    Interpreter time here is time the app's own Python waits for: the rows
+    come parsed in pieces (``Walk.rows``), each complete row becomes its node
+    in one pass with no object but the node's dict, and only rows with a
+    failed read go through ``Walk.node``.
     """
-    walked = p.walk.nodes()
-    by_id = {n.node_id: n for n in walked}
-    kids_of: dict[str, list[str]] = {}
-    for n in walked:
-        if n.parent >= 0:
-            kids_of.setdefault(walked[n.parent].node_id, []).append(n.node_id)
+    walk = p.walk
+    types, faulted, marker, max_text, shown = walk.types, walk.faulted, walk.marker, walk.max_text, walk.shown_text
+    redact = p.redact_text
+    made: list[dict[str, Any] | None] = []  # per row: its node, None for a rich row (the engine projected it)
+    row_ids: list[str] = []
+    kids: list[list[int] | None] = []  # per row: its children's row indexes
+    i = 0
+    for piece in walk.rows():
+        for row in piece:
+            (
+                parent, _depth, node_id, type_index, name, text, marked, visible, enabled, focused, checked, count,
+                rich, selected, expanded, automation_id,
+            ) = row  # fmt: skip
+            row_ids.append(node_id)
+            kids.append(None)
+            if parent >= 0:
+                siblings = kids[parent]
+                if siblings is None:
+                    kids[parent] = [i]
+                else:
+                    siblings.append(i)
+            if rich:
+                made.append(None)
+            elif i in faulted:
+                made.append(_node(walk.node(row), redact))
+            else:
+                type_name, full_type_name = types[type_index]
+                node: dict[str, Any] = {"nodeId": node_id, "type": type_name, "typeName": full_type_name}
+                if name:
+                    node["name"] = name
+                if automation_id:
+                    node["automationId"] = automation_id
+                if redact:
+                    node["text"] = REDACTED
+                elif text:
+                    key = None
+                    if (marked and marker in text) or len(text) > max_text:
+                        text, key = shown(text, marked)
+                    if text:
+                        node["text"] = text
+                    if key:
+                        node["accessKey"] = key
+                node["visible"] = visible
+                node["enabled"] = enabled
+                node["focused"] = focused
+                if selected is not None:
+                    node["selected"] = selected
+                if checked is not None:
+                    node["checked"] = checked
+                if expanded is not None:
+                    node["expanded"] = expanded
+                node["childCount"] = count
+                node["locator"] = ""
+                made.append(node)
+            i += 1
+    by_id = {node_id: n for n, node_id in enumerate(row_ids)}
+    projected = {k: (json_form(node), kid_ids) for k, (node, kid_ids) in p.projected.items()}
+    none: list[int] = []
 
-    def node_of(node_id: str) -> Projected | None:
-        found = p.projected.get(node_id)
-        if found is not None:
-            return found
-        n = by_id.get(node_id)
-        if n is None:
-            return None  # beyond the walk's cap
-        return _node(n, p.redact_text), kids_of.get(node_id, [])
+    def node_of(ref: int | str) -> tuple[dict[str, Any], list[int] | list[str]] | None:
+        """A child's node and its children (row indexes, or the node ids the engine listed), by row or id."""
+        if type(ref) is str:
+            found = projected.get(ref)
+            if found is not None:
+                return found
+            at = by_id.get(ref)
+            if at is None:
+                return None  # beyond the walk's cap
+            ref = at
+        assert isinstance(ref, int)
+        node = made[ref]
+        if node is None:
+            return projected.get(row_ids[ref])
+        return node, kids[ref] or none
 
-    def unique_key(node: dict[str, Any]) -> str | None:
-        for key in (node.get("automationId"), node.get("name")):
-            if not key:
-                continue
-            count = p.counts[(str(node["type"]).lower(), key)]
-            if count == 0 and not p.census_fresh:
-                raise NameNotInCensus(key)
-            if count == 1:
-                return str(key)
-        return None
-
+    counts, fresh = p.counts, p.census_fresh
+    lower: dict[str, str] = {}
     root = node_of(p.root_id)
     if root is None:
         return None
     root_node, root_kids = root
     root_node["locator"] = p.root_loc.locator
-    count, truncated = 1, False
-    queue: deque[tuple[dict[str, Any], list[str], int, Loc]] = deque([(root_node, root_kids, 0, p.root_loc)])
-    try:
-        while queue:
-            node, kids, depth, loc = queue.popleft()
-            if not node["childCount"]:
-                continue
-            if depth >= p.max_depth or count >= p.cap:
-                node["childrenTruncated"] = True
-                truncated = truncated or count >= p.cap
-                continue
-            children: list[dict[str, Any]] = []
-            per_type: Counter[str] = Counter()
-            for kid_id in kids:
-                got = node_of(kid_id) if count < p.cap else None
-                if got is None:
-                    if count < p.cap:
-                        return None  # not read, yet within the cap: never expected; the engine's path decides
-                    node["childrenTruncated"] = True
-                    truncated = True
-                    break
-                child, grand = got
-                kind = str(child["type"]).lower()
-                kid_loc = child_locator(loc, str(child["type"]), per_type[kind], unique_key(child))
-                per_type[kind] += 1
-                child["locator"] = kid_loc.locator
-                children.append(child)
-                count += 1
-                queue.append((child, grand, depth + 1, kid_loc))
-            else:
-                if len(kids) < node["childCount"]:  # the rest is beyond the walk's cap
-                    node["childrenTruncated"] = True
-                    truncated = True
-            node["children"] = children
-    except NameNotInCensus:
-        return None
-    return root_node, truncated, count
+    count, truncated, errors = 1, False, int("error" in root_node)
+    cap, max_depth = p.cap, p.max_depth
+    # (node, its children's refs, depth, its anchored locator, its path): tuples, a Loc per node costs more.
+    queue: deque[tuple[dict[str, Any], list[int] | list[str], int, str, str]] = deque(
+        [(root_node, root_kids, 0, p.root_loc.anchored, p.root_loc.path)]
+    )
+    while queue:
+        node, kid_refs, depth, anchored, path = queue.popleft()
+        if not node["childCount"]:
+            continue
+        if depth >= max_depth or count >= cap:
+            node["childrenTruncated"] = True
+            truncated = truncated or count >= cap
+            continue
+        children: list[dict[str, Any]] = []
+        per_type: dict[str, int] = {}
+        cut = False
+        for ref in kid_refs:
+            got = node_of(ref) if count < cap else None
+            if got is None:
+                if count < cap:
+                    return None  # not read, yet within the cap: never expected; the engine's path decides
+                cut = True
+                break
+            child, grand = got
+            type_name = child["type"]
+            kind = lower.get(type_name)
+            if kind is None:
+                kind = lower[type_name] = type_name.lower()
+            index = per_type.get(kind, 0)
+            per_type[kind] = index + 1
+            key = None
+            for ident in (child.get("automationId"), child.get("name")):
+                if ident:
+                    seen = counts.get((kind, ident), 0)
+                    if seen == 0 and not fresh:
+                        return None  # a name the census has not seen: the engine's own path repairs it
+                    if seen == 1:
+                        key = ident
+                        break
+            # As ``child_locator``: its own key when unique, else its parent's locator and its step.
+            seg = f"{type_name}[{index}]"
+            kid_anchored = format_segment(type_name, ident=key) if key else f"{anchored}/{seg}"
+            child["locator"] = kid_anchored
+            children.append(child)
+            count += 1
+            errors += "error" in child
+            queue.append((child, grand, depth + 1, kid_anchored, f"{path}/{seg}"))
+        node["children"] = children
+        if cut or len(kid_refs) < node["childCount"]:  # the rest is beyond the walk's (or the node) cap
+            node["childrenTruncated"] = True
+            truncated = True
+    return Snapshot(root_node, truncated, count, errors)
 
 
 def _node(n: WalkedNode, redact_text: bool) -> dict[str, Any]:
-    """A walked element's node, as ``Hop.project`` makes one."""
+    """A walked element's node, as ``Hop.project`` makes one, in its JSON form."""
     naming: Naming = n.naming
     state = n.state
     faults = n.faults
@@ -213,4 +295,4 @@ def _node(n: WalkedNode, redact_text: bool) -> dict[str, Any]:
     error = error_dict(faults)
     if error is not None:
         node["error"] = error
-    return node
+    return json_form(node)

@@ -32,6 +32,9 @@ _SSE_IDLE = 3600.0
 """httpx read timeout: a change-notification stream may be idle for a long time; calls have their own deadline."""
 PID_POLL = 0.2
 """How often an in-flight call checks that the app's process is still the one in its manifest."""
+STOPPED_GRACE = 3.0
+"""Seconds an in-flight call waits on an app whose process is stopped (SIGSTOP, a debugger)
+before it fails: a stopped process answers nothing, and the caller should hear why."""
 
 
 def describe(manifest: Manifest) -> str:
@@ -45,8 +48,35 @@ def gone(manifest: Manifest, reason: str = "") -> AppNotAvailableError:
         f"The app {describe(manifest)} is not available{why}.",
         suggestion="Call wpf_list_apps to see the apps that are running now (or `wpfprobe ls`); "
         "restart the app if it should be running.",
-        detail={"appId": manifest.app_id, "name": manifest.app_name, "pid": manifest.pid},
+        detail={
+            "appId": manifest.app_id,
+            "name": manifest.app_name,
+            "pid": manifest.pid,
+            **({"reason": reason} if reason else {}),
+        },
     )
+
+
+def stopped(manifest: Manifest) -> AppNotAvailableError:
+    """The app's process is stopped: it answers nothing until it is continued."""
+    err = gone(manifest, "its process is stopped (SIGSTOP, or paused in a debugger)")
+    err.suggestion = (
+        "Continue the process (kill -CONT PID, or resume it in the debugger) and call again; "
+        "a call sent while it was stopped may still run when it continues."
+    )
+    err.detail["state"] = "stopped"
+    return err
+
+
+def process_state(pid: int) -> str:
+    """``stopped`` for a process stopped by a signal or a debugger, ``gone``, else ``running``."""
+    try:
+        status = psutil.Process(pid).status()
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return "gone"
+    except (psutil.Error, OSError):
+        return "running"
+    return "stopped" if status in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP) else "running"
 
 
 def owns_port(manifest: Manifest) -> bool | None:
@@ -197,10 +227,16 @@ class ProbeClient:
         result = await self._bounded(lambda: self.session.list_tools(), timeout, "tools/list")
         return list(result.tools)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], *, timeout: float = CALL_TIMEOUT) -> Any:
-        """The app's CallToolResult, unchanged; AppNotAvailableError if it dies or does not answer."""
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], *, timeout: float = CALL_TIMEOUT, progress: Any = None
+    ) -> Any:
+        """The app's CallToolResult, unchanged; AppNotAvailableError if it dies, stays stopped
+        or does not answer. ``progress(progress, total, message)``, if given, asks the app for
+        progress notifications and hears them. Cancelling the caller cancels the app's call."""
         return await self._bounded(
-            lambda: self.session.call_tool(name, arguments, read_timeout_seconds=timeout), timeout, name
+            lambda: self.session.call_tool(name, arguments, read_timeout_seconds=timeout, progress_callback=progress),
+            timeout,
+            name,
         )
 
     async def _bounded(self, make: Any, timeout: float, what: str) -> Any:
@@ -226,15 +262,28 @@ class ProbeClient:
                 if not _manifest.is_live(self.manifest):
                     raise gone(self.manifest, "its process exited during the call") from None
                 raise gone(self.manifest, f"{what} failed ({_reason(exc)})") from None
+        if watch in done and watch.result() == "stopped":
+            raise stopped(self.manifest)
         if watch in done or not _manifest.is_live(self.manifest):
             raise gone(self.manifest, "its process exited during the call")
         if lost in done:
             raise gone(self.manifest, "the connection to it was lost")
         raise gone(self.manifest, f"{what} did not answer within {timeout:g} s")
 
-    async def _watch_pid(self) -> None:
+    async def _watch_pid(self) -> str:
+        """Return ``exited`` when the app's process ends, ``stopped`` once it has been stopped
+        for STOPPED_GRACE seconds."""
+        stopped_since: float | None = None
+        loop = asyncio.get_running_loop()
         while _manifest.is_live(self.manifest):
+            if process_state(self.manifest.pid) == "stopped":
+                stopped_since = stopped_since if stopped_since is not None else loop.time()
+                if loop.time() - stopped_since >= STOPPED_GRACE:
+                    return "stopped"
+            else:
+                stopped_since = None
             await asyncio.sleep(PID_POLL)
+        return "exited"
 
 
 if sys.version_info >= (3, 11):

@@ -30,7 +30,9 @@ from wpfprobe.api.probe import Probe, attach
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Tier
+from wpfprobe.mcp import httpwire
 from wpfprobe.mcp.tools import check_tier
+from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
 
 if TYPE_CHECKING:
     from wpfprobe.mcp.custom import CustomTool
@@ -82,6 +84,7 @@ class ProbeHandle:
         self._stopped = threading.Event()
         self.manifest_path: Path | None = None
         self._tools: ToolServer | None = None
+        self._routes: _Routes | None = None
         # Started by `wpfprobe run` on the app's behalf: the app's own start() replaces it.
         self._replaceable = False
 
@@ -104,6 +107,7 @@ class ProbeHandle:
                 _manifest.remove(self.manifest_path)
             self._runner.stop(timeout)
             self.probe.engine.driver.close()
+            _release_ui_poster()
             if self._tools is not None and self._tools.recorder is not None:
                 self._tools.recorder.close()
             with _active_lock:
@@ -118,6 +122,13 @@ class ProbeHandle:
         # Outside the lock: the ending thread may be waiting for it (the UI ended as the app
         # exited), and unwatch waits for that thread to end.
         ENDING.unwatch(self)
+
+    def add_route(self, path: str, app: Any) -> None:
+        """Serve the ASGI ``app`` at ``path`` beside the MCP endpoint, behind the same guard
+        (loopback Host and Origin, the bearer token). ``wpfprobe attach`` serves its detach here."""
+        if self._routes is None:
+            raise InvalidArgumentError("Only an HTTP probe serves routes of its own.")
+        self._routes.routes[path] = app
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the server stops (stdio: when the client disconnects)."""
@@ -233,6 +244,14 @@ def start(
     return handle
 
 
+def _release_ui_poster() -> None:
+    """End the thread that posts to the UI thread: a stopped probe leaves no thread in the
+    app (``wpfprobe detach``); a later start makes a new one."""
+    from wpfprobe_clr._ui_thread import release_poster  # noqa: PLC0415
+
+    release_poster()
+
+
 def active_handle() -> ProbeHandle | None:
     """The probe started in this process, while it runs."""
     with _active_lock:
@@ -286,13 +305,22 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
+        session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
+        max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
     settings = probe.engine.settings
-    guarded = Guard(mcp_app, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    from wpfprobe.mcp.toolserver import collections_after_response  # noqa: PLC0415
+
+    # Python's collector stays off while a read's answer is copied and written (toolserver).
+    mcp_app = collections_after_response(mcp_app)
+    # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
+    routes = _Routes(httpwire.HttpWire(mcp_app, path=MCP_PATH))
+    guarded = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
     runner = _Runner(guarded, sock)
     runner.start()
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
     handle = ProbeHandle(probe=probe, transport="http", tier=tier, url=url, token=token, runner=runner)
+    handle._routes = routes
     guarded.close_app = lambda: _request_close(handle)
     return handle
 
@@ -325,6 +353,18 @@ def _write_manifest(probe: Probe, *, url: str, token: str, tier: Tier) -> Path:
         version=__version__,
     )
     return _manifest.write(manifest)
+
+
+class _Routes:
+    """The MCP app, plus the exact paths added with ``ProbeHandle.add_route`` (behind the guard)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.routes: dict[str, Any] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        route = self.routes.get(scope.get("path", "")) if scope["type"] == "http" else None
+        await (route or self.app)(scope, receive, send)
 
 
 class Guard:
@@ -393,21 +433,7 @@ class Guard:
 async def _refuse(
     send: Any, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None
 ) -> None:
-    import json  # noqa: PLC0415
-
-    body = json.dumps({"code": code, "message": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *(extra or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await httpwire.json_response(send, status, code, message, extra)
 
 
 class _Runner:
@@ -416,12 +442,17 @@ class _Runner:
     def __init__(self, app: Any, sock: socket.socket) -> None:
         import uvicorn  # noqa: PLC0415
 
+        # No log_level, access_log=True and no log_config: anything else makes uvicorn reconfigure
+        # its loggers process-wide (levels, and the access logger's handlers), which are the app's
+        # if it runs uvicorn itself. What uvicorn logs on this server's thread goes to wpfprobe's
+        # own log at DEBUG, never to the app's stderr (wirelog.py).
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2, log_config=None
+            app, log_level=None, access_log=True, lifespan="on", timeout_graceful_shutdown=2, log_config=None
         )
         self._server = uvicorn.Server(config)
         self._sock = sock
-        self._thread = threading.Thread(target=self._run, name="wpfprobe-mcp-http", daemon=True)
+        # The name tells wirelog which log records are this server's.
+        self._thread = threading.Thread(target=self._run, name=f"{SERVER_THREAD_PREFIX}-http", daemon=True)
         self.done = threading.Event()
         self._error: BaseException | None = None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from wpfprobe.core.app_events import AppEvents
 from wpfprobe.core.models import (
@@ -21,6 +22,7 @@ from wpfprobe.core.models import (
     ElementInfo,
     Finding,
     FindResults,
+    GeneratedLocator,
     Node,
     Page,
     Property,
@@ -52,36 +54,58 @@ def _quoted(text: str, limit: int = MAX_TEXT) -> str:
 
 
 def node_line(node: Node) -> str:
-    ident = node.name or node.automation_id
+    return node_line_json(
+        {
+            "nodeId": node.node_id, "type": node.type, "name": node.name, "automationId": node.automation_id,
+            "text": node.text, "accessKey": node.access_key, "visible": node.visible, "enabled": node.enabled,
+            "focused": node.focused, "selected": node.selected, "checked": node.checked, "expanded": node.expanded,
+            "childCount": node.child_count, "totalCount": node.total_count, "locator": node.locator,
+            "properties": node.properties, "children": node.children,
+            "error": None if node.error is None else {"type": node.error.type, "reads": node.error.reads},
+        }
+    )  # fmt: skip
+
+
+def node_line_json(node: dict[str, Any]) -> str:
+    """A node's line from its JSON (``Node.to_json_dict()``): what ``node_line`` shows of its model."""
+    ident = node.get("name") or node.get("automationId")
     # format_ident quotes and escapes a name with spaces or line breaks, as locators do.
-    head = f"{node.type}#{format_ident(ident)}" if ident else node.type
-    parts = [node.node_id, head]
-    if node.text and node.text != ident:
-        parts.append(_quoted(node.text))
-    if node.access_key:
-        parts.append(f"key={node.access_key}")
-    if not node.visible:
+    head = f"{node['type']}#{format_ident(ident)}" if ident else node["type"]
+    parts = [node["nodeId"], head]
+    text = node.get("text")
+    if text and text != ident:
+        parts.append(_quoted(text))
+    if node.get("accessKey"):
+        parts.append(f"key={node['accessKey']}")
+    if not node["visible"]:
         parts.append("hidden")
-    if not node.enabled:
+    if not node["enabled"]:
         parts.append("disabled")
-    if node.focused:
+    if node.get("focused"):
         parts.append("focused")
-    if node.selected:
+    if node.get("selected"):
         parts.append("selected")
-    if node.checked is not None:
-        parts.append("checked" if node.checked else "unchecked")
-    if node.expanded is not None:
-        parts.append("expanded" if node.expanded else "collapsed")
-    if node.child_count and not node.children:
-        parts.append(f"+{node.child_count}")
-    if node.total_count is not None and node.total_count > node.child_count:
-        parts.append(f"of={node.total_count}")
-    if node.error is not None:
-        parts.append(f"!{node.error.type.rsplit('.', 1)[-1]}({','.join(node.error.reads or [])})")
-    if node.locator != head and len(node.locator) <= MAX_LOCATOR:
-        parts.append("@" + node.locator)
-    if node.properties:
-        parts.append(" ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in node.properties.items()))
+    checked = node.get("checked")
+    if checked is not None:
+        parts.append("checked" if checked else "unchecked")
+    expanded = node.get("expanded")
+    if expanded is not None:
+        parts.append("expanded" if expanded else "collapsed")
+    child_count = node["childCount"]
+    if child_count and not node.get("children"):
+        parts.append(f"+{child_count}")
+    total = node.get("totalCount")
+    if total is not None and total > child_count:
+        parts.append(f"of={total}")
+    error = node.get("error")
+    if error is not None:
+        parts.append(f"!{error['type'].rsplit('.', 1)[-1]}({','.join(error.get('reads') or [])})")
+    locator = node["locator"]
+    if locator != head and len(locator) <= MAX_LOCATOR:
+        parts.append("@" + locator)
+    properties = node.get("properties")
+    if properties:
+        parts.append(" ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in properties.items()))
     return " ".join(parts)
 
 
@@ -97,12 +121,88 @@ def tree_text(tree: Tree) -> str:
             lines.append(" " * (depth + 1) + f"+{len(children) - MAX_CHILDREN_SHOWN} more")
 
     walk(tree.root, 0)
-    footer = f"{tree.returned_node_count} nodes, {tree.tree_type} tree"
-    if tree.truncated:
+    return "\n".join([*lines, _tree_footer(tree.returned_node_count, tree.tree_type, tree.truncated, tree.error_count)])
+
+
+def tree_json_text(tree: dict[str, Any]) -> str:
+    """``tree_text`` of a tree's JSON (``Engine.tree_json``): the MCP tool's text, made with no model."""
+    lines: list[str] = []
+    stack: list[tuple[dict[str, Any] | str, int]] = [(tree["root"], 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, str):
+            lines.append(" " * depth + node)
+            continue
+        lines.append(" " * depth + node_line_json(node))
+        children = node.get("children") or []
+        if len(children) > MAX_CHILDREN_SHOWN:
+            stack.append((f"+{len(children) - MAX_CHILDREN_SHOWN} more", depth + 1))
+        stack.extend((child, depth + 1) for child in reversed(children[:MAX_CHILDREN_SHOWN]))
+    footer = _tree_footer(tree["returnedNodeCount"], tree["treeType"], tree["truncated"], tree.get("errorCount"))
+    return "\n".join([*lines, footer])
+
+
+def _tree_footer(count: int, tree_type: str, truncated: bool, errors: int | None) -> str:
+    footer = f"{count} nodes, {tree_type} tree"
+    if truncated:
         footer += ", truncated at the node cap"
-    if tree.error_count:
-        footer += f", {tree.error_count} with read errors"
-    return "\n".join([*lines, f"({footer})"])
+    if errors:
+        footer += f", {errors} with read errors"
+    return f"({footer})"
+
+
+#: Nodes of a tree encoded in one ``json.dumps`` call by ``json_text``: about a millisecond.
+_NODES_PER_DUMP = 256
+
+
+def json_text(data: dict[str, Any]) -> str:
+    """``json.dumps(data, ensure_ascii=False)`` of a tree's JSON, the same text, made a subtree at a time.
+
+    One ``json.dumps`` of 5,000 nodes holds the GIL for 10-15 ms (one native
+    call): the app's own Python handlers wait that long. A subtree of at most
+    ``_NODES_PER_DUMP`` nodes is one call; a bigger one is written around its
+    children, each in turn.
+    """
+    sizes: dict[int, int] = {}
+
+    def size(node: dict[str, Any]) -> int:
+        # Post-order without recursion: a deep tree must not hit the recursion limit.
+        stack: list[tuple[dict[str, Any], bool]] = [(node, False)]
+        while stack:
+            current, done = stack.pop()
+            children = current.get("children") or ()
+            if done:
+                sizes[id(current)] = 1 + sum(sizes[id(c)] for c in children)
+            else:
+                stack.append((current, True))
+                stack.extend((c, False) for c in children)
+        return sizes[id(node)]
+
+    size(data["root"])
+    parts: list[str] = []
+
+    def encode(value: Any) -> None:
+        if not isinstance(value, dict) or (sizes.get(id(value), 0) <= _NODES_PER_DUMP and "root" not in value):
+            parts.append(json.dumps(value, ensure_ascii=False))
+            return
+        parts.append("{")
+        for n, (key, item) in enumerate(value.items()):
+            if n:
+                parts.append(", ")
+            parts.append(json.dumps(key, ensure_ascii=False) + ": ")
+            if key == "children" and isinstance(item, list):
+                parts.append("[")
+                for k, child in enumerate(item):
+                    if k:
+                        parts.append(", ")
+                    encode(child)
+                parts.append("]")
+            else:
+                encode(item)
+        parts.append("}")
+
+    encode(data)
+    return "".join(parts)
 
 
 def nodes_text(nodes: Iterable[Node]) -> str:
@@ -234,19 +334,32 @@ def action_text(result: ActionResult) -> str:
         lines.append("the app is still handling it (a modal dialog is open): answer the dialog next")
     if result.app_error is not None:
         lines.append(f"app error {result.app_error.type}: {_clip(result.app_error.message, 200)}")
+    if result.redo is not None:
+        lines.append(f"redo {_clip(result.redo.step, 300)}")
+    return "\n".join(lines)
+
+
+def generated_locator_text(found: GeneratedLocator) -> str:
+    """The chosen locator first, then each candidate with what it matched."""
+    lines = [f"{found.locator} ({found.kind})", found.python]
+    for c in found.alternatives:
+        verdict = "unique" if c.unique else (f"{c.matches} matches" if c.matches else "does not find it")
+        lines.append(f"  {c.kind}: {c.locator} -> {verdict}")
     return "\n".join(lines)
 
 
 def wait_text(result: WaitResult) -> str:
     what = node_line(result.node) if result.node is not None else "(no element)"
     observed = json.dumps(result.observed, ensure_ascii=False)
-    return f"{result.condition} after {result.elapsed_ms} ms ({result.polls} polls): {what} observed={observed}"
+    line = f"{result.condition} after {result.elapsed_ms} ms ({result.polls} polls): {what} observed={observed}"
+    return line + (f"\nredo {_clip(result.redo.step, 300)}" if result.redo is not None else "")
 
 
 def set_property_text(result: SetPropertyResult) -> str:
     before = json.dumps(result.previous_value, ensure_ascii=False)
     after = json.dumps(result.new_value, ensure_ascii=False)
-    return f"{result.property} ({result.type_name}): {before} -> {after} [{result.value_source}] on {node_line(result.node)}"
+    line = f"{result.property} ({result.type_name}): {before} -> {after} [{result.value_source}] on {node_line(result.node)}"
+    return line + (f"\nredo {_clip(result.redo.step, 300)}" if result.redo is not None else "")
 
 
 def _value(value: object) -> str:

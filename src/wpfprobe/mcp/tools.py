@@ -6,7 +6,6 @@ the server (and later the broker) turns these into tools.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -24,6 +23,7 @@ from wpfprobe.core.models import (
     DiagnosticsPage,
     ElementInfo,
     FindResults,
+    GeneratedLocator,
     Node,
     Page,
     Property,
@@ -257,11 +257,15 @@ class ScreenshotInfo(_Dto):
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
-    structured: BaseModel
+    #: The output model, or its JSON already (``model_dump(mode="json", by_alias=True, exclude_none=True)``):
+    #: a tree of thousands of nodes is sent as the engine made it, with no model built and dumped again.
+    structured: BaseModel | dict[str, Any]
     text: str
     png: bytes | None = None
 
     def structured_json(self) -> dict[str, Any]:
+        if isinstance(self.structured, dict):
+            return self.structured
         return self.structured.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def png_base64(self) -> str | None:
@@ -292,15 +296,15 @@ def _windows(engine: Engine, args: WindowsArgs) -> ToolOutput:
 
 
 def _tree(engine: Engine, args: TreeArgs) -> ToolOutput:
-    tree = engine.tree(
+    tree = engine.tree_json(
         args.optional_target(),
         max_depth=args.max_depth,
         tree_type=args.tree_type,
         include_properties=args.include_properties,
     )
     if args.format == "json":
-        return ToolOutput(tree, json.dumps(tree.to_json_dict(), ensure_ascii=False))
-    return ToolOutput(tree, _text.tree_text(tree))
+        return ToolOutput(tree, _text.json_text(tree))
+    return ToolOutput(tree, _text.tree_json_text(tree))
 
 
 def _children(engine: Engine, args: ChildrenArgs) -> ToolOutput:
@@ -331,6 +335,11 @@ def _find(engine: Engine, args: FindArgs) -> ToolOutput:
 def _inspect(engine: Engine, args: _TargetArgs) -> ToolOutput:
     info = engine.inspect(args.target())
     return ToolOutput(info, _text.inspect_text(info))
+
+
+def _generate_locator(engine: Engine, args: _TargetArgs) -> ToolOutput:
+    found = engine.generate_locator(args.target())
+    return ToolOutput(found, _text.generated_locator_text(found))
 
 
 def _properties(engine: Engine, args: PropertiesArgs) -> ToolOutput:
@@ -428,7 +437,8 @@ def _set_property(engine: Engine, args: SetPropertyArgs) -> ToolOutput:
 _ACTION_NOTE = (
     " Returns what changed: the element's state before and after (text, checked, selection, enabled, "
     "focus), the windows that opened or closed, and where focus went; completed=false means the app "
-    "opened a modal dialog and is waiting in it."
+    "opened a modal dialog and is waiting in it. redo: the scenario step and Python line that do it "
+    "again, with the most stable locator that is unique now."
 )
 
 
@@ -545,6 +555,13 @@ def read_tools(*, tier: Tier) -> list[ToolSpec]:
             "One element in detail: type, name, automationId, text, path, a locator that re-finds it, parent, "
             "child count, visible/enabled/focused, screen bounds in pixels, DataContext type, binding errors.",
             _TargetArgs, ElementInfo, _inspect,
+        ),
+        ToolSpec(
+            "wpf_generate_locator", "read", "Generate locator",
+            "The locator worth keeping in a test for an element: the most stable one that finds exactly it now "
+            "(its name, its automation id, its text inside its nearest named container, its path only as a last "
+            "resort), each checked here; with the Python line and every candidate considered (matches, unique).",
+            _TargetArgs, GeneratedLocator, _generate_locator,
         ),
         ToolSpec(
             "wpf_get_properties", "read", "Properties",

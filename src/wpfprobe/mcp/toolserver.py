@@ -1,36 +1,52 @@
 """ToolSpecs made into an MCPServer (the official SDK), with SPEC section 5 errors.
 
 A gate extension sees every tools/call first: it refuses tools outside the
-tier (INPUT_DISABLED, MUTATION_DISABLED) and validates arguments against the
-tool's own model, so bad input becomes a structured INVALID_ARGUMENT error
-rather than the SDK's plain text. Tool functions then run on a worker thread
-(the SDK runs sync tools there); the engine hops to the UI thread from it.
+tier (INPUT_DISABLED, MUTATION_DISABLED), answers an unknown name with the
+close matches, and validates arguments against the tool's own model, so bad
+input becomes a structured INVALID_ARGUMENT error rather than the SDK's plain
+text. Tool functions then run on a worker thread (the SDK runs sync tools
+there); the engine hops to the UI thread from it.
+
+Three things the SDK's MCPServer does by default are undone here (each one a
+small override, pinned by tests/unit/test_toolserver_sdk.py): its constructor
+configures the app's root logger; it declares prompts and resources, which this
+server does not serve, and tools.listChanged false, though it sends
+list_changed; and it json-parses string arguments of any field not annotated
+plain ``str`` ("[1]" became a list, "null" became None).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import difflib
 import inspect
 import json
 import logging
 import operator
+import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Annotated, Any
 
 from mcp.server.extension import Extension
-from mcp.server.mcpserver import MCPServer
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, ToolAnnotations
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
-from wpfprobe.core.errors import ProbeError
+from wpfprobe.core.calls import CallCancelled, CallControl, controlling
+from wpfprobe.core.errors import InvalidArgumentError, ProbeError
+from wpfprobe.engine.base import collection_deferred
 from wpfprobe.engine.engine import Engine, Tier
+from wpfprobe.mcp import wirelog
 from wpfprobe.mcp.recording import Recorder
-from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, tier_allows
+from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, read_tools, tier_allows
 
 log = logging.getLogger("wpfprobe.server")
 
@@ -88,9 +104,7 @@ class _Gate(Extension):
         name = params.name
         if name not in self._specs:
             refusal = _tier_refusal(name, self._tier, self._hidden.get(name))
-            if refusal is not None:
-                return error_result(refusal)
-            return await call_next(ctx)
+            return error_result(refusal if refusal is not None else unknown_tool(name, self._specs))
         spec = self._specs[name]
         try:
             parse_arguments(spec, params.arguments or {})
@@ -115,6 +129,29 @@ def _tier_refusal(name: str, tier: Tier, needed: Tier | None = None) -> ProbeErr
             detail={"tool": name, "tier": tier},
         )
     return None
+
+
+def unknown_tool(name: str, known: Iterable[str], *, listing: str = "tools/list") -> ProbeError:
+    """INVALID_ARGUMENT for a tool name nobody serves, naming the closest ones (a typo, a
+    stray space or NUL, another case). The name is shown cut short: it is the client's input."""
+    shown = name if len(name) <= 80 else name[:80] + "..."
+    matches = close_matches(name, known)
+    hint = f"Did you mean {' or '.join(matches)}? " if matches else ""
+    return InvalidArgumentError(
+        f"Unknown tool {shown!r}.",
+        suggestion=f"{hint}Call {listing} for the tools this server offers.",
+        detail={"tool": shown, "closeMatches": matches},
+    )
+
+
+def close_matches(name: str, known: Iterable[str], *, n: int = 3) -> list[str]:
+    """Up to ``n`` names from ``known`` close to ``name``, closest first (case, whitespace and
+    control characters ignored; only the first 200 characters compared, so the cost is bounded)."""
+    cleaned = "".join(ch for ch in name[:200] if ch.isprintable()).strip().lower()
+    by_lower = {k.lower(): k for k in known}
+    if cleaned in by_lower:
+        return [by_lower[cleaned]]
+    return [by_lower[m] for m in difflib.get_close_matches(cleaned, list(by_lower), n=n, cutoff=0.6)]
 
 
 def tool_specs(tier: Tier) -> list[ToolSpec]:
@@ -157,7 +194,10 @@ class ToolServer:
         self._hidden: dict[str, Tier] = {}
         self._bus = InMemorySubscriptionBus()
         self._sessions = _Sessions()
-        self.server = MCPServer(
+        # The SDK's and the HTTP layer's own log records, made on the server's threads, are
+        # the probe's business: they never reach the app's stderr (wirelog.py says how).
+        wirelog.install()
+        self.server = _sdk_server(
             "wpfprobe",
             version=__version__,
             instructions=INSTRUCTIONS,
@@ -166,6 +206,7 @@ class ToolServer:
             subscriptions=self._bus,
             middleware=[self._sessions],
         )
+        _declare_tools_only(self.server)
         for spec in tool_specs(tier):
             self.add(spec)
 
@@ -181,7 +222,7 @@ class ToolServer:
             return False
         self._specs[spec.name] = spec
         self.server.add_tool(
-            tool_function(spec, self._engine, recorder=self.recorder),
+            controlled(tool_function(spec, self._engine, recorder=self.recorder)),
             name=spec.name,
             title=spec.title,
             description=spec.description,
@@ -193,6 +234,8 @@ class ToolServer:
             meta={CUSTOM_META_KEY: True} if custom else None,
             structured_output=True,
         )
+        _take_strings_verbatim(self.server, spec.name)
+        _skip_output_revalidation(self.server, spec.name)
         return True
 
     def tools_changed(self) -> None:
@@ -215,6 +258,77 @@ class ToolServer:
                 log.debug("could not notify a client of the tool list change", exc_info=True)
 
 
+def _sdk_server(name: str, **options: Any) -> MCPServer:
+    """``MCPServer(...)`` without its side effect on the process: its constructor calls
+    ``logging.basicConfig``, which gives the root logger of an app that configured no
+    logging a stderr handler (every library's warnings then print, and the app's own
+    ``basicConfig`` later does nothing). The root logger is put back as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        return MCPServer(name, **options)
+    finally:
+        for handler in list(root.handlers):
+            if handler not in handlers:
+                root.removeHandler(handler)
+                handler.close()
+        root.setLevel(level)
+
+
+NOT_SERVED = ("prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read")
+"""Methods MCPServer always routes (to empty managers) that this server does not serve."""
+
+
+def _declare_tools_only(server: MCPServer) -> None:
+    """Declare exactly what is served: tools, whose list changes (custom tools are added while
+    it serves, and clients are told). The SDK derives the declared capabilities from the
+    methods routed, so the prompt and resource methods are unrouted (they answer -32601
+    Method not found, instead of empty lists, or error code 0 and two tracebacks for
+    prompts/get); and it declares listChanged only when asked to by the NotificationOptions
+    passed to ``create_initialization_options``, which neither its stdio runner nor its
+    HTTP session manager passes, so the default becomes tools_changed=True. Both reach
+    into MCPServer's low-level server, which it does not expose."""
+    lowlevel = server._lowlevel_server
+    for method in NOT_SERVED:
+        lowlevel._request_handlers.pop(method, None)
+    make_options = lowlevel.create_initialization_options
+
+    def create_initialization_options(
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        return make_options(
+            notification_options or NotificationOptions(tools_changed=True), experimental_capabilities, extensions
+        )
+
+    lowlevel.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
+
+
+class _VerbatimArguments(FuncMetadata):
+    """The SDK's argument handling without ``pre_parse_json``, which json-parses a string
+    argument whenever its field is not annotated plain ``str`` (for clients that send lists
+    as JSON text): an optional string "[1]" became a list and failed validation with the
+    SDK's text, "null" silently became None. The gate has already validated the arguments
+    as sent against the tool's own model; a string stays the string the client sent."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return dict(data)
+
+
+def _take_strings_verbatim(server: MCPServer, name: str) -> None:
+    tool = server._tool_manager.get_tool(name)
+    if tool is None or isinstance(tool.fn_metadata, _VerbatimArguments):
+        return
+    meta = tool.fn_metadata
+    tool.fn_metadata = _VerbatimArguments(
+        arg_model=meta.arg_model,
+        output_schema=meta.output_schema,
+        output_model=meta.output_model,
+        wrap_output=meta.wrap_output,
+    )
+
+
 class _Sessions:
     """Server middleware that remembers the event loop and the handshake-era connections,
     the only ones that take a list_changed notification outside a listen stream.
@@ -231,13 +345,103 @@ class _Sessions:
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         self.loop = asyncio.get_running_loop()
         connection = getattr(ctx.session, "_connection", None)
-        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS and hasattr(connection, "send_tool_list_changed"):
+        # From initialize on (only the handshake era initializes), so a client that connects
+        # and lists nothing yet still hears of a tool added meanwhile.
+        handshake = ctx.method == "initialize" or ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
+        if handshake and hasattr(connection, "send_tool_list_changed"):
             with contextlib.suppress(TypeError):  # a type that takes no weak reference
                 self._connections.add(connection)
+        if ctx.method == "tools/call" and _deferred_tool(ctx.params):
+            return await _with_collections_deferred(call_next, ctx)
         return await call_next(ctx)
 
     def handshake_connections(self) -> list[Any]:
         return list(self._connections)
+
+
+def _skip_output_revalidation(server: MCPServer, name: str) -> None:
+    """Keep the tool's published output schema, without the SDK validating each result against it again.
+
+    The SDK validates a tool's structured result against its output model on
+    the event loop, in one native call over the whole answer: 16 ms for a
+    5,000-node tree, holding the GIL, so the app's own Python handlers wait
+    that long. Ours are made from those models (or, for a tree, as their JSON
+    by ``Engine.tree_json``, pinned equal to the models' by the tests). Where
+    the SDK keeps its tools elsewhere, it validates as before.
+    """
+    manager = getattr(server, "_tool_manager", None)
+    tool = manager.get_tool(name) if manager is not None else None
+    metadata = getattr(tool, "fn_metadata", None)
+    if metadata is not None and getattr(metadata, "output_schema", None) is not None:
+        metadata.output_model = None
+
+
+#: The tools whose whole call runs with Python's collector off (``_Sessions``): reads, each bounded by
+#: ``ui_timeout``. Not the waits, nor an app's own tools: their length is not the probe's to bound.
+_DEFERRED_TOOLS = frozenset(spec.name for spec in read_tools(tier="read"))
+
+
+def _deferred_tool(params: Any) -> bool:
+    name = params.get("name") if isinstance(params, dict) else getattr(params, "name", None)
+    return name in _DEFERRED_TOOLS
+
+
+class _Held:
+    """The collector deferrals begun while one HTTP request is served, ended when its answer is written."""
+
+    def __init__(self) -> None:
+        self.open = True
+        self.deferrals: list[Any] = []
+
+
+_held: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("wpfprobe_collections_held", default=None)
+
+
+async def _with_collections_deferred(call_next: Any, ctx: Any) -> Any:
+    """``call_next(ctx)`` with Python's collector off, until the HTTP answer is written where that can be told.
+
+    A read's answer is copied by the SDK three times before it is sent (its
+    dump, the protocol's shaping, the JSON-RPC envelope's dump): tens of
+    thousands of containers for a big tree, alive together. Each counts
+    towards the collector's next run, and a run started then (a full one:
+    30 ms with 5,000 controls shown, far more on a loaded machine) holds the
+    GIL throughout, so the app's own Python waits. With the collector off
+    until the answer is written and freed, the count goes down again as they
+    are freed and nothing runs. ``collections_after_response`` (around the
+    HTTP app) ends the deferral then; where the handler runs outside that
+    request's context (a handshake-era session's task, stdio) it ends here,
+    when the answer has been shaped.
+    """
+    deferral = collection_deferred()
+    deferral.__enter__()
+    held = _held.get()
+    if held is not None and held.open:
+        held.deferrals.append(deferral)
+        return await call_next(ctx)
+    try:
+        return await call_next(ctx)
+    finally:
+        deferral.__exit__(None, None, None)
+
+
+def collections_after_response(app: Any) -> Any:
+    """The ASGI ``app``, ending the collector deferrals its requests began once each has been answered."""
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        held = _Held()
+        token = _held.set(held)
+        try:
+            await app(scope, receive, send)
+        finally:
+            held.open = False
+            _held.reset(token)
+            for deferral in held.deferrals:
+                deferral.__exit__(None, None, None)
+
+    return wrapped
 
 
 def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None = None) -> Callable[..., CallToolResult]:
@@ -261,6 +465,10 @@ def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None =
         except ValidationError as exc:
             outcome = "INVALID_ARGUMENT"
             return invalid_arguments(spec, exc)
+        except CallCancelled:
+            # Nobody will read an answer; nothing is recorded for a call the client withdrew.
+            outcome = "cancelled"
+            raise
         except ProbeError as err:
             outcome = err.code
             if recorder is not None and began is not None:
@@ -307,6 +515,84 @@ def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None =
     call.__name__ = spec.name
     call.__doc__ = spec.description
     return call
+
+
+def controlled(fn: Callable[..., CallToolResult]) -> Callable[..., Awaitable[CallToolResult]]:
+    """``fn`` (a ``tool_function``) as the coroutine the server calls: the same arguments, run on a
+    worker thread under a CallControl (``_controlled``), so a long call reports progress and a
+    cancelled one stops."""
+
+    async def call(ctx: Context, **kwargs: Any) -> CallToolResult:
+        return await _controlled(ctx, fn.__name__, lambda: fn(**kwargs))
+
+    signature = inspect.signature(fn)
+    # The SDK hands the request's Context to the parameter annotated with it; it is not in the schema.
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    call.__signature__ = signature.replace(parameters=[context, *signature.parameters.values()])  # type: ignore[attr-defined]
+    call.__annotations__ = {"ctx": Context, **fn.__annotations__}
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+PROGRESS_INTERVAL = 1.0
+"""Seconds between progress notifications of a running call whose client asked for them."""
+_CANCEL_GRACE = 3.0
+"""How long a cancelled call waits for its worker thread to notice (a poll notices within 0.2 s,
+or when a hop to a busy UI thread times out). Past it the thread is left to end at its next
+check: nobody waits for a cancelled answer, and a server that stops must not hang on one."""
+
+
+async def _controlled(ctx: Context, tool: str, work: Callable[[], CallToolResult]) -> CallToolResult:
+    """Run ``work`` on a worker thread with a CallControl: progress every PROGRESS_INTERVAL while it
+    runs, if the client sent a progressToken, and the control cancelled when the client cancels.
+
+    The SDK cancels the request's scope on ``notifications/cancelled`` (or when the HTTP client
+    closes the request's stream); a plain worker thread cannot be interrupted, so the wait for it
+    is abandoned, the control told, and the thread given a bounded time to stop at its next check
+    before the cancellation goes on. No answer is sent for a cancelled request.
+    """
+    import anyio  # noqa: PLC0415
+    import anyio.to_thread  # noqa: PLC0415
+    from mcp.shared.jsonrpc_dispatcher import progress_token_from_params  # noqa: PLC0415
+
+    control = CallControl()
+    finished = threading.Event()
+
+    def in_thread() -> CallToolResult:
+        try:
+            with controlling(control):
+                return work()
+        finally:
+            finished.set()
+
+    async def heartbeat() -> None:
+        started = time.monotonic()
+        while True:
+            await anyio.sleep(PROGRESS_INTERVAL)
+            elapsed = round(time.monotonic() - started, 3)
+            try:
+                await ctx.report_progress(elapsed, None, control.last_note or f"{tool} running ({elapsed:.0f} s)")
+            except Exception:  # a client that went away: the call's own answer will fail too
+                log.debug("could not send progress", exc_info=True)
+                return
+
+    wants_progress = progress_token_from_params(ctx.request_context.params) is not None
+    try:
+        async with anyio.create_task_group() as group:
+            if wants_progress:
+                group.start_soon(heartbeat)
+            try:
+                answer = await anyio.to_thread.run_sync(in_thread, abandon_on_cancel=True)
+            finally:
+                group.cancel_scope.cancel()
+        return answer
+    except anyio.get_cancelled_exc_class():
+        control.cancel()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_GRACE):
+            while not finished.is_set():
+                await anyio.sleep(0.02)
+        raise
 
 
 def _describe(field: Any) -> Any:

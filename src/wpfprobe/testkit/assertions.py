@@ -9,7 +9,6 @@ that is the ticket's Expected and Actual.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,9 +17,10 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from wpfprobe.testkit import imagediff
+from wpfprobe.core.patterns import compile_pattern
+from wpfprobe.testkit import imagediff, snapshots
 from wpfprobe.testkit.connection import CallOutcome
-from wpfprobe.testkit.scenario import Assertion, ScreenshotAssertion
+from wpfprobe.testkit.scenario import Assertion, ScreenshotAssertion, TreeAssertion
 
 Call = Callable[[str, dict[str, Any]], CallOutcome]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(Assertion)
@@ -59,6 +59,7 @@ def check(
     default_timeout_ms: int,
     base_dir: Path | None = None,
     update_baselines: bool = False,
+    update_snapshots: bool = False,
 ) -> Checked:
     """Evaluate ``assertion`` until it holds or its timeout passes; the last evaluation is the answer."""
     model = parse(assertion)
@@ -69,6 +70,8 @@ def check(
         attempts += 1
         if isinstance(model, ScreenshotAssertion):
             result = _screenshot(call, model, base_dir or Path.cwd(), update_baselines)
+        elif isinstance(model, TreeAssertion):
+            result = _tree(call, model, base_dir or Path.cwd(), update_snapshots)
         else:
             result = _evaluate(call, model)
         result.attempts = attempts
@@ -146,7 +149,7 @@ def _evaluate(call: Call, a: Any) -> Checked:
         elif kind == "text_contains":
             ok = a.value in text
         else:
-            ok = re.search(a.value, text) is not None
+            ok = compile_pattern(a.value).search(text)
         return Checked(ok, kind, loc, _expected(a), f"text of {loc} is {shown}")
     if kind == "property_equals":
         value, error = _property(call, loc, a.property)
@@ -274,3 +277,40 @@ def _origin(call: Call, loc: str | None) -> tuple[int, int]:
     if isinstance(bounds, dict):
         return int(bounds["x"]), int(bounds["y"])
     return 0, 0
+
+
+def _tree(call: Call, a: TreeAssertion, base_dir: Path, update: bool) -> Checked:
+    """tree_matches: the live subtree against the template (inline, or the snapshot file, written when missing)."""
+    loc = a.locator
+    expected = f"the tree of {loc} matches {'the template' if a.snapshot is None else a.snapshot}"
+    expected += " (strict)" if a.strict else ""
+    path = (base_dir / a.snapshot) if a.snapshot is not None else None
+    if path is not None and (update or not path.exists()):
+        root, why = snapshots.live_tree(call, loc, a.depth if a.depth is not None else snapshots.SNAPSHOT_DEPTH)
+        if root is None:
+            return Checked(False, "tree_matches", loc, expected, why)
+        written = snapshots.snapshot_of(root, a.depth if a.depth is not None else snapshots.SNAPSHOT_DEPTH)
+        snapshots.write_snapshot(path, loc, written)
+        if update:
+            return Checked(True, "tree_matches", loc, expected, "snapshot written", note=str(path))
+        return Checked(
+            False, "tree_matches", loc, expected,
+            f"no snapshot yet: the live tree was written to {path} (check it, then run again)",
+        )  # fmt: skip
+    try:
+        if a.template is not None:
+            template = a.template
+        else:
+            assert path is not None
+            template = snapshots.read_snapshot(path)
+    except (OSError, snapshots.TemplateError) as exc:
+        return Checked(False, "tree_matches", loc, expected, f"the snapshot cannot be used: {exc}")
+    root, why = snapshots.live_tree(call, loc, snapshots.depth_of(template))
+    if root is None:
+        return Checked(False, "tree_matches", loc, expected, why)
+    if snapshots.matches(template, root, strict=a.strict):
+        return Checked(True, "tree_matches", loc, expected, "it matches")
+    return Checked(
+        False, "tree_matches", loc, expected,
+        "the tree differs (- template, + actual):\n" + snapshots.difference(template, root, strict=a.strict),
+    )  # fmt: skip

@@ -68,6 +68,8 @@ class Launch:
     name: str
     destructive_allowed: tuple[str, ...] = ()
     destructive_confirmed: bool = False
+    attach: Any = None
+    """A profile's ``AttachTo``: the running app to attach to instead of starting one."""
 
 
 def resolve(target: AppTarget) -> Launch:
@@ -78,6 +80,7 @@ def resolve(target: AppTarget) -> Launch:
         return Launch(
             command=list(profile.command), cwd=profile.cwd, env=dict(profile.env), name=target.name or profile.name,
             destructive_allowed=tuple(profile.allow_actions), destructive_confirmed=profile.confirm_destructive,
+            attach=profile.attach,
         )  # fmt: skip
     assert target.command is not None
     script = next((c for c in target.command if c.lower().endswith((".py", ".pyw"))), target.command[-1])
@@ -176,10 +179,61 @@ class LaunchedApp:
             self.log_path.unlink()
 
 
-class ProcessFactory:
-    """Starts the target under ``wpfprobe run`` for testing, a new process each time."""
+@dataclass
+class AttachedApp:
+    """An app that was already running, attached to (a profile's ``attach``); ``stop`` leaves it
+    running, and detaches the probe if this run attached it."""
 
-    fresh = True
+    connection: McpConnection
+    pid: int | None
+    attached_here: bool = False
+    _stopped: bool = field(default=False, repr=False)
+
+    def alive(self) -> bool:
+        import psutil  # noqa: PLC0415
+
+        return self.pid is not None and psutil.pid_exists(self.pid)
+
+    def wait_exit(self, timeout: float) -> bool:
+        import psutil  # noqa: PLC0415
+
+        try:
+            psutil.Process(self.pid).wait(timeout)
+        except psutil.NoSuchProcess:
+            return True
+        except psutil.TimeoutExpired:
+            return False
+        return True
+
+    def exit_code(self) -> int | None:
+        return None  # not our child: its status is its parent's to read
+
+    def log_tail(self, lines: int = 40) -> str:
+        return ""
+
+    def fatal_events(self) -> list[AppEvent]:
+        return []
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        with contextlib.suppress(Exception):
+            self.connection.close()
+        if self.attached_here and self.pid is not None and self.alive():
+            from wpfprobe.apps.attach.attacher import detach  # noqa: PLC0415
+
+            with contextlib.suppress(Exception):
+                detach(self.pid)
+
+
+class ProcessFactory:
+    """Starts the target under ``wpfprobe run`` for testing, a new process each time; a profile that
+    names a running app is attached to instead (not fresh: it cannot be started again)."""
+
+    @property
+    def fresh(self) -> bool:
+        return self.launch.attach is None
 
     def __init__(self, target: AppTarget, *, tier: Tier = "interact", work_dir: Path, timeout: float = 60.0) -> None:
         self.app_target = target
@@ -196,9 +250,11 @@ class ProcessFactory:
             else {k: v for k, v in {"command": target.command, "cwd": target.cwd}.items() if v is not None}
         )
 
-    def start(self) -> LaunchedApp:
+    def start(self) -> LaunchedApp | AttachedApp:
         from wpfprobe.apps.launch import launch  # noqa: PLC0415
 
+        if self.launch.attach is not None:
+            return self._attach()
         with self._lock:
             self._count += 1
             number = self._count
@@ -221,12 +277,28 @@ class ProcessFactory:
         self._manifest = started.manifest
         return LaunchedApp(connection, started.pid, started.process, started.log_path, events)
 
+    def _attach(self) -> AttachedApp:
+        from wpfprobe.apps.attach.attacher import attach_running, probe_in  # noqa: PLC0415
+        from wpfprobe.core.errors import AppNotAvailableError  # noqa: PLC0415
+
+        done = attach_running(
+            name=self.launch.attach.name, title=self.launch.attach.title, allow=self.tier, app_name=self.launch.name,
+            timeout=self.timeout,
+        )  # fmt: skip
+        manifest = probe_in(done.pid)
+        if manifest is None:
+            raise AppNotAvailableError(f"The probe attached to process {done.pid} has no manifest.")
+        self._manifest = manifest
+        return AttachedApp(McpConnection(manifest), done.pid, attached_here=not done.already)
+
     def environment(self) -> dict[str, str]:
         """What a ticket says about where the failure happened (the toolkit and runtime once the app has run)."""
         out = {"app": self.launch.name}
         if self.app_target.profile:
             out["profile"] = self.app_target.profile
-        out["command"] = " ".join(self.launch.command)
+        out["command"] = (
+            f"(attached to {self.launch.attach.describe()})" if self.launch.attach else " ".join(self.launch.command)
+        )
         if self._manifest is not None:
             out["toolkit"] = self._manifest.toolkit
             out["runtime"] = self._manifest.runtime

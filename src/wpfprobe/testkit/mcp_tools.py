@@ -10,6 +10,10 @@
   itself: the agent's last steps on that app (replayable as the ticket's
   repro.actions.json), a screenshot, the element tree and the app's recent
   exceptions; the agent writes only what it concluded.
+- ``wpf_export_scenario {app?, format?, profile?, name?}``: what the agent did
+  on that app so far, as ``wpfprobe codegen`` writes it: a scenario (yaml) or a
+  pytest module, with the locators worth keeping and the assertions inferred
+  from what each action changed (those need the session recorded, ``--record``).
 
 Schema plus one call plus text, like ``wpfprobe.mcp.tools``; the broker cannot
 import this layer, so the command line hands these tools to it.
@@ -19,15 +23,18 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from wpfprobe.broker.broker import Broker, BrokerTool
 from wpfprobe.broker.wire import _invalid, result
+from wpfprobe.core.calls import CallCancelled, CallControl
 from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.trace import load_trace
 from wpfprobe.testkit import oracles
+from wpfprobe.testkit.codegen import Recording, generate
 from wpfprobe.testkit.connection import CallOutcome, outcome_from_result
 from wpfprobe.testkit.launcher import AppTarget, ProcessFactory, needed_tier
 from wpfprobe.testkit.scenario import ScenarioError, load_scenario
@@ -36,6 +43,7 @@ from wpfprobe.testkit.tickets import write_ticket
 
 RUN_SCENARIO = "wpf_run_scenario"
 FILE_TICKET = "wpf_file_ticket"
+EXPORT_SCENARIO = "wpf_export_scenario"
 
 
 class _Args(BaseModel):
@@ -63,6 +71,31 @@ class FileTicketArgs(_Args):
     last_steps: int = Field(default=20, ge=0, le=50, description="How many of your last steps on the app to attach.")
 
 
+class ExportScenarioArgs(_Args):
+    app: str | None = Field(
+        default=None, max_length=1000, description="The app (from wpf_list_apps); optional with one."
+    )
+    format: Literal["yaml", "pytest"] = Field(default="yaml", description="A scenario file (yaml) or a pytest module.")
+    profile: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The profile the test starts (default: the one the app was launched from).",
+    )
+    name: str | None = Field(default=None, max_length=100, description="The scenario's id or the test's name.")
+
+
+class ExportedScenario(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    format: Literal["yaml", "pytest"]
+    content: str
+    """The file's text: save it as a .yaml scenario or a test_*.py module."""
+    steps: int
+    """Recorded steps it was made from."""
+    recorded: str | None = None
+    """The session's steps.jsonl, when the broker records (--record)."""
+
+
 class FiledTicket(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
@@ -73,24 +106,41 @@ class FiledTicket(BaseModel):
 
 
 class _BrokerConnection:
-    """Tool calls through the broker's own session to a live app (from a worker thread)."""
+    """Tool calls through the broker's own session to a live app (from a worker thread).
 
-    def __init__(self, client: Any, loop: asyncio.AbstractEventLoop) -> None:
+    Once ``control`` is cancelled, the call in flight is cancelled (and with it the app's
+    own call) and CallCancelled raised, so the scenario stops at once."""
+
+    def __init__(self, client: Any, loop: asyncio.AbstractEventLoop, control: CallControl | None = None) -> None:
         self._client = client
         self._loop = loop
+        self._control = control
 
     def call(self, tool: str, arguments: dict[str, Any], *, timeout: float | None = None) -> CallOutcome:
+        import concurrent.futures  # noqa: PLC0415
         import time  # noqa: PLC0415
 
         from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
 
         started = time.perf_counter()
         wait = timeout or 60.0
+        if self._control is not None:
+            self._control.check()
         future = asyncio.run_coroutine_threadsafe(
             self._client.call_tool(tool, dict(arguments), timeout=wait), self._loop
         )
+        deadline = time.monotonic() + wait + 5
         try:
-            answer = future.result(wait + 5)
+            while True:
+                try:
+                    answer = future.result(min(0.1, max(deadline - time.monotonic(), 0.0)))
+                    break
+                except concurrent.futures.TimeoutError:
+                    if self._control is not None and self._control.cancelled:
+                        future.cancel()
+                        raise CallCancelled from None
+                    if time.monotonic() >= deadline:
+                        raise
         except ProbeError as err:
             return CallOutcome.from_error(err)
         return outcome_from_result(answer, int((time.perf_counter() - started) * 1000))
@@ -165,15 +215,24 @@ def broker_tools(artifacts: Path) -> list[BrokerTool]:
         except ScenarioError as err:
             raise InvalidArgumentError(str(err), suggestion="Fix the scenario file at that line.") from None
         tier = needed_tier(scenario.actions())
+        control = CallControl()
         if args.profile or (scenario.target is not None and args.app is None):
             target = AppTarget(profile=args.profile) if args.profile else scenario.target
             assert target is not None
             factory: Any = ProcessFactory(target, tier=tier, work_dir=artifacts / "sessions" / ".apps")
         else:
             rec = await broker.select_app(args.app)
-            live = _LiveApp(_BrokerConnection(rec.client, asyncio.get_running_loop()), rec.manifest.pid)
+            live = _LiveApp(_BrokerConnection(rec.client, asyncio.get_running_loop(), control), rec.manifest.pid)
             factory = _LiveFactory(live, rec.manifest.app_name)
-        outcome: ScenarioResult = await asyncio.to_thread(run_scenario, scenario, factory, artifacts=artifacts)
+        try:
+            outcome: ScenarioResult = await asyncio.to_thread(
+                run_scenario, scenario, factory, artifacts=artifacts, control=control
+            )
+        except asyncio.CancelledError:
+            # The agent cancelled: the run stops before its next step (the step in flight is
+            # cancelled in the app), closes what it started and writes no ticket.
+            control.cancel()
+            raise
         return result(outcome, outcome.line() + (f"\nticket: {outcome.ticket}" if outcome.ticket else ""))
 
     async def file_ticket_tool(broker: Broker, raw: dict[str, Any]) -> Any:
@@ -217,6 +276,28 @@ def broker_tools(artifacts: Path) -> list[BrokerTool]:
         )
         return result(filed, f"filed {ticket.id} with {len(steps)} steps: {ticket.path}")
 
+    async def export_scenario_tool(broker: Broker, raw: dict[str, Any]) -> Any:
+        try:
+            args = ExportScenarioArgs.model_validate(raw, by_alias=True, by_name=False)
+        except ValidationError as exc:
+            raise _invalid(EXPORT_SCENARIO, exc) from None
+        rec = await broker.select_app(args.app)
+        recorder = broker.recorder_for(rec)
+        path = recorder.steps_path
+        if path is not None and path.is_file():
+            steps = (await asyncio.to_thread(load_trace, path)).steps
+        else:
+            steps, path = list(recorder.recent), None
+        target = {"profile": args.profile} if args.profile else dict(recorder.about.get("target") or {})
+        recording = Recording(
+            steps=steps, source=str(path or "the broker's session"), name=recorder.session_id, target=target
+        )
+        content = generate(recording, format=args.format, name=args.name)
+        exported = ExportedScenario(
+            format=args.format, content=content, steps=len(steps), recorded=str(path) if path else None
+        )
+        return result(exported, content)
+
     def tool(name: str, title: str, description: str, args: type[BaseModel], out: type[BaseModel]) -> Any:
         return types.Tool(
             name=name, title=title, description=description,
@@ -248,5 +329,18 @@ def broker_tools(artifacts: Path) -> list[BrokerTool]:
                 FiledTicket,
             ),
             file_ticket_tool,
+        ),
+        BrokerTool(
+            tool(
+                EXPORT_SCENARIO,
+                "Export scenario",
+                "What you did on the app so far as a test a person would write (as wpfprobe codegen writes it): a "
+                "scenario file (format yaml) or a pytest module, with the most stable locators and assertions "
+                "inferred from what each action changed. Answers the file's text; save it and run it with wpfprobe "
+                "scenario run or pytest.",
+                ExportScenarioArgs,
+                ExportedScenario,
+            ),
+            export_scenario_tool,
         ),
     ]

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     # so it imports the test kit only when a test asks for it.
     from wpfprobe.testkit.artifacts import SessionDir
     from wpfprobe.testkit.connection import CallOutcome
+    from wpfprobe.testkit.oracles import Failure
     from wpfprobe.testkit.runner import Runner, StepReport
 
 _USED = pytest.StashKey[bool]()
@@ -56,6 +57,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--wpfprobe-own-display", action="store_true", default=False,
         help="start a private virtual display even when DISPLAY is set (one per xdist worker)",
+    )  # fmt: skip
+    group.addoption(
+        "--wpfprobe-trace", choices=("on", "retain-on-failure", "off"), default="off",
+        help="a shrunk screenshot at every step of the apps the fixtures start (kept only for failing tests)",
     )  # fmt: skip
     parser.addini("wpfprobe_scenarios", "globs of scenario files to collect as tests", type="linelist", default=[])
     parser.addini("wpfprobe_profile", "the profile of the app under test", default="")
@@ -145,6 +150,13 @@ class TestApp:
 
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
+        #: The first failure a step or check of this test met: the ticket a failing test gets.
+        self.failure: Failure | None = None
+
+    def _failed(self, failure: Failure) -> AssertionError:
+        if self.failure is None:
+            self.failure = failure
+        return AssertionError(failure.one_line() if failure.kind != "expectation" else failure.message)
 
     def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
         """Any MCP tool; its structured result, or AssertionError naming the error code."""
@@ -153,15 +165,23 @@ class TestApp:
 
     def step(self, action: str, locator: str | None = None, **arguments: Any) -> StepReport:
         """An action (click, type_text, ...) as a recorded step; AssertionError if it failed or set off a failure."""
+        from wpfprobe.testkit import oracles  # noqa: PLC0415
         from wpfprobe.testkit.runner import StepSpec  # noqa: PLC0415
 
         report = self.runner.run_step(StepSpec(action=action, args=arguments, locators=[locator] if locator else []))
         if not report.applied:
             error = report.step.error
-            raise AssertionError(
-                f"{action} {locator or ''} could not run: {error.code if error else ''} {error.message if error else ''}"
-            )
+            code = error.code if error else "INTERNAL"
+            raise self._failed(
+                oracles.make(
+                    "missing-element" if code in ("LOCATOR_NOT_FOUND", "NODE_NOT_FOUND") else "step-error",
+                    f"{action} {locator or ''} could not run: {code} {error.message if error else ''}",
+                    what=code, element=locator, step=report.step.seq,
+                    expected=f"{locator} is there and can take a {action}", actual=f"{code}: {error.message if error else ''}",
+                )
+            )  # fmt: skip
         if report.failures:
+            self._failed(report.failures[0])
             raise AssertionError("; ".join(f.one_line() for f in report.failures))
         return report
 
@@ -189,12 +209,18 @@ class TestApp:
 
     def expect(self, assertion: str, locator: str, **fields: Any) -> None:
         """A scenario assertion (``expect("text_equals", "#status", value="Saved")``), retried until its timeout."""
-        from wpfprobe.testkit import assertions  # noqa: PLC0415
+        from wpfprobe.testkit import assertions, oracles  # noqa: PLC0415
 
         raw = {"assert": assertion, "locator": locator, **fields}
         result = assertions.check(lambda tool, args: self.runner.call(tool, args), raw, default_timeout_ms=10_000)
         if not result.ok:
-            raise AssertionError(result.message())
+            last = self.runner.steps[-1].seq if self.runner.steps else None
+            raise self._failed(
+                oracles.make(
+                    "expectation", result.message(), what=result.kind, element=result.locator, step=last,
+                    expected=result.expected, actual=result.actual, details={"assertion": raw},
+                )
+            )  # fmt: skip
 
     def screenshot(self, name: str = "screenshot") -> Path | None:
         from wpfprobe.testkit.artifacts import safe_name  # noqa: PLC0415
@@ -217,7 +243,7 @@ def wpfprobe_launch(
     from wpfprobe.testkit.launcher import AppTarget, ProcessFactory  # noqa: PLC0415
     from wpfprobe.testkit.runner import Runner, RunnerOptions  # noqa: PLC0415
 
-    started: list[tuple[Runner, SessionDir]] = []
+    started: list[tuple[Runner, SessionDir, TestApp]] = []
     artifacts = _artifacts(pytestconfig)
     request.node.user_properties.append(("wpfprobe_seed", str(wpfprobe_seed)))
 
@@ -231,20 +257,40 @@ def wpfprobe_launch(
         target = AppTarget(profile=profile) if profile else AppTarget(command=command)
         session = SessionDir(artifacts, new_session_id(f"pytest-{safe_name(request.node.name, 40)}"))
         factory = ProcessFactory(target, tier=tier, work_dir=session.path)  # type: ignore[arg-type]
-        runner = Runner(factory, session, source="scenario", options=RunnerOptions(binding_errors=False))
-        started.append((runner, session))
+        trace = pytestconfig.getoption("--wpfprobe-trace")
+        runner = Runner(factory, session, source="scenario", options=RunnerOptions(binding_errors=False, trace=trace))
+        app = TestApp(runner)
+        started.append((runner, session, app))
         runner.start_app()
-        return TestApp(runner)
+        return app
 
     yield launch
     failed = bool(getattr(request.node, "_wpfprobe_failed", False))
-    for runner, session in started:
+    for runner, session, app in started:
+        tail = runner.app.log_tail(40) if failed and runner.app is not None else ""
         runner.close()
         session.close()
         if failed:
             request.node.user_properties.append(("wpfprobe_session", str(session.path)))
+            ticket = _ticket(runner, session, app, tail)
+            if ticket is not None:
+                request.node.user_properties.append(("wpfprobe_ticket", ticket))
         else:
             shutil.rmtree(session.path, ignore_errors=True)
+
+
+def _ticket(runner: Runner, session: SessionDir, app: TestApp, log_tail: str) -> str | None:
+    """A failing test's ticket (with its trace page), as a failing scenario gets one."""
+    from wpfprobe.testkit.tickets import write_ticket  # noqa: PLC0415
+
+    if app.failure is None:
+        return None
+    ticket = write_ticket(
+        session.tickets, failure=app.failure, steps=runner.steps, session_id=session.session_id, source="pytest",
+        environment=runner.factory.environment(), target=runner.factory.target, session_path=session.path,
+        log_tail=log_tail,
+    )  # fmt: skip
+    return ticket.path
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from wpfprobe.core.trace import TraceDocument, TraceStep, renumber
 from wpfprobe.testkit import assertions, oracles
 from wpfprobe.testkit.launcher import AppFactory
 from wpfprobe.testkit.oracles import Failure
-from wpfprobe.testkit.runner import Runner, StepSpec
+from wpfprobe.testkit.runner import Runner, RunnerOptions, StepSpec
 
 Invariant = Callable[[Runner, TraceStep], list[Failure]]
 
@@ -48,6 +48,8 @@ class ReplayResult:
     fallbacks: list[tuple[int, str]] = field(default_factory=list)
     """(index, locator) where a fallback locator found the element."""
     steps: list[TraceStep] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    """Indexes of the steps that could not be applied and were left out (``skip_unapplied``)."""
 
     @property
     def valid(self) -> bool:
@@ -62,7 +64,9 @@ class ReplayResult:
         return f"ran {self.steps_run} steps, nothing failed"
 
 
-def expectation_checker(base_dir: Path | None, default_timeout_ms: int, *, update_baselines: bool = False) -> Invariant:
+def expectation_checker(
+    base_dir: Path | None, default_timeout_ms: int, *, update_baselines: bool = False, update_snapshots: bool = False
+) -> Invariant:
     """Checks a step's ``expect`` after it ran (each assertion retried until its timeout)."""
 
     def check(runner: Runner, step: TraceStep) -> list[Failure]:
@@ -70,7 +74,7 @@ def expectation_checker(base_dir: Path | None, default_timeout_ms: int, *, updat
         for raw in step.expect or []:
             result = assertions.check(
                 lambda tool, args: runner.call(tool, args), raw, default_timeout_ms=default_timeout_ms,
-                base_dir=base_dir, update_baselines=update_baselines,
+                base_dir=base_dir, update_baselines=update_baselines, update_snapshots=update_snapshots,
             )  # fmt: skip
             if not result.ok:
                 failure = oracles.make(
@@ -97,8 +101,13 @@ def replay(
     max_gap_ms: int = 2000,
     checks: Sequence[Invariant] = (),
     start: bool = True,
+    skip_unapplied: bool = False,
 ) -> ReplayResult:
-    """Run ``steps`` on a freshly started app (``start``) and compare with what was expected."""
+    """Run ``steps`` on a freshly started app (``start``) and compare with what was expected.
+
+    ``skip_unapplied``: a step that cannot be applied is left out and the replay goes on (the app
+    never saw it), instead of ending the replay as a divergence; minimization runs its candidates so.
+    """
     result = ReplayResult()
     if start:
         runner.start_app()
@@ -121,6 +130,9 @@ def replay(
         result.steps.append(report.step)
         if report.step.used_locator and step.target and report.step.used_locator != step.target.locator:
             result.fallbacks.append((index, report.step.used_locator))
+        if not report.applied and skip_unapplied:
+            result.skipped.append(index)
+            continue
         if not report.applied:
             error = report.step.error
             result.diverged = Divergence(
@@ -188,8 +200,10 @@ def run_replay(
     pace: bool = True,
     runs: int = 1,
     base_dir: Path | None = None,
+    options: RunnerOptions | None = None,
 ) -> ReplayReport:
     """Replay ``document`` ``runs`` times on fresh apps; a ticket for what failed (the first failing run)."""
+    from wpfprobe.testkit import tracing  # noqa: PLC0415
     from wpfprobe.testkit.artifacts import SessionDir, new_session_id  # noqa: PLC0415
     from wpfprobe.testkit.tickets import ReproRate, write_ticket  # noqa: PLC0415
 
@@ -200,13 +214,17 @@ def run_replay(
     first: tuple[ReplayResult, SessionDir, str] | None = None
     for _ in range(runs):
         session = SessionDir(artifacts, new_session_id("replay"))
-        runner = Runner(factory, session, source="replay")
+        runner = Runner(factory, session, source="replay", options=options)
         try:
             result = replay(runner, renumber(steps), expected_signature=expected, pace=pace, checks=checks)
             tail = runner.app.log_tail(40) if runner.app is not None and result.failures else ""
         finally:
             runner.close()
             session.close()
+        if options is not None:
+            # Only the first run can become a ticket's evidence: a later one is kept as if it passed.
+            failed = bool(result.failures) or result.diverged is not None
+            tracing.finish(session.path, options.trace, passed=not failed or first is not None)
         if result.reproduced or (expected is None and not result.failures and result.diverged is None):
             report.reproduced_runs += 1
         if first is None:

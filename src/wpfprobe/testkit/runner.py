@@ -7,7 +7,10 @@ several), the next is tried and the step notes which one worked; a step no
 locator could apply is ``not-applied`` (the app did not see it). After the
 step: the app's events since the last step (exceptions, windows), whether its
 process is alive and its UI thread answers, new binding errors, and the
-element trees of its windows (kept per step). A failure gets a screenshot.
+element trees of its windows (kept per step). A failure gets a screenshot
+after it, and the screen and the tree just before it (a screenshot is taken
+before every step and the last one kept: a step that kills the app leaves
+nothing to capture after it).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from wpfprobe.core.trace import NOT_APPLIED_CODES, Source, StepTarget, TraceStep, TraceWriter, step_from_call
-from wpfprobe.testkit import oracles
+from wpfprobe.testkit import oracles, tracing
 from wpfprobe.testkit.artifacts import SessionDir
 from wpfprobe.testkit.connection import CallOutcome
 from wpfprobe.testkit.launcher import AppFactory, RunningApp
@@ -38,6 +41,11 @@ class RunnerOptions:
     tree_depth: int = 10
     screenshots: bool = False
     """A screenshot after every step (always one on a failure)."""
+    screen_before: bool = True
+    """A screenshot just before every step, the last one kept in memory and saved with a step that fails: a
+    step that kills or hangs the app leaves no screen after it, and the one before is what a person wants."""
+    trace: tracing.TraceMode = "off"
+    """``on`` / ``retain-on-failure``: a shrunk screenshot at every step (testkit/tracing.py)."""
     binding_errors: bool = True
     hang_seconds: float = 10.0
     """How long a UI thread that does not answer gets before it counts as hung."""
@@ -117,6 +125,10 @@ class Runner:
         self._bindings: set[tuple[str, str]] = set()
         self._started = time.monotonic()
         self.last_observation: Observation | None = None
+        #: The tree file the next step starts from; the apps started (name, app id) and the last step's events.
+        self._tree_path: str | None = None
+        self._apps: list[tuple[str, str]] = []
+        self._events: list[dict[str, Any]] = []
 
     # -- the app ------------------------------------------------------------------------------
 
@@ -135,6 +147,7 @@ class Runner:
         if self.options.binding_errors:
             _, self._bindings = oracles.binding_failures(set(), self._binding_findings(), element=None, step=None)
         self.last_observation = self.observe() if self.options.trees else None
+        self._traced_start()
         return self.last_observation
 
     def stop_app(self) -> None:
@@ -147,6 +160,7 @@ class Runner:
         self.stop_app()
         if self.writer is not None:
             self.writer.close()
+        tracing.copy_audit(self.session.path, self._apps)
 
     def call(self, tool: str, args: dict[str, Any], *, timeout: float | None = None) -> CallOutcome:
         assert self.app is not None, "start_app first"
@@ -164,6 +178,7 @@ class Runner:
         assert self.app is not None, "start_app first"
         self._seq += 1
         seq = self._seq
+        prior = self._before(spec)
         wall = _dt.datetime.now(_dt.timezone.utc)
         mono = time.monotonic()
         outcome: CallOutcome | None = None
@@ -213,6 +228,7 @@ class Runner:
         if extra_checks is not None and not any(f.kind in ("crash", "hang") for f in failures):
             failures.extend(extra_checks(step))
         observation = None
+        before = self.last_observation
         if self.app is not None and self.app.alive() and not any(f.kind == "hang" for f in failures):
             if self.options.trees:
                 observation = self.observe()
@@ -220,12 +236,16 @@ class Runner:
                 tree_path = self.session.path / "trees" / f"step-{seq:04d}.txt"
                 tree_path.write_text(observation.text + "\n", encoding="utf-8")
                 step = step.model_copy(update={"tree": self.session.relative(tree_path)})
-            if failures or self.options.screenshots:
-                shot = self.screenshot(f"step-{seq:04d}")
+            traced = self.options.trace != "off"
+            if failures or self.options.screenshots or traced:
+                shot = self.screenshot(
+                    f"step-{seq:04d}", shrink=traced and not failures and not self.options.screenshots
+                )
                 if shot is not None:
                     step = step.model_copy(update={"screenshot": self.session.relative(shot)})
+        step = self._traced(step, outcome, before, observation)
         if failures:
-            step = step.model_copy(update={"failure": failures[0].signature})
+            step = step.model_copy(update={"failure": failures[0].signature, **self._keep_before(seq, prior)})
             for failure in failures:
                 self.log.warning("step %d: %s [%s]", seq, failure.one_line(), failure.signature)
         if self.writer is not None:
@@ -234,6 +254,54 @@ class Runner:
             self.steps.append(step)
         self.log.info("step %d: %s %s -> %s", seq, step.action, used or "", step.outcome if outcome else "check")
         return StepReport(step, outcome, failures, observation)
+
+    def _before(self, spec: StepSpec) -> tuple[Observation | None, bytes | None]:
+        """What the app showed just before a step: the last look at its trees, and a screenshot."""
+        png = None
+        if spec.action != "check" and self.options.screen_before and self.app is not None and self.app.alive():
+            shot = self.call("wpf_capture_screenshot", {}, timeout=15)
+            png = shot.png if shot.ok else None
+        return self.last_observation, png
+
+    def _keep_before(self, seq: int, before: tuple[Observation | None, bytes | None]) -> dict[str, str]:
+        observation, png = before
+        kept: dict[str, str] = {}
+        if png:
+            path = self.session.path / "screens" / f"step-{seq:04d}-before.png"
+            path.write_bytes(png)
+            kept["screenshot_before"] = self.session.relative(path)
+        if observation is not None and observation.ok and observation.text:
+            path = self.session.path / "trees" / f"step-{seq:04d}-before.txt"
+            path.write_text(observation.text + "\n", encoding="utf-8")
+            kept["tree_before"] = self.session.relative(path)
+        return kept
+
+    def _traced(
+        self, step: TraceStep, outcome: CallOutcome | None, before: Observation | None, after: Observation | None
+    ) -> TraceStep:
+        """The step with what a trace shows of it: the tree it started from, what else changed, the app's events."""
+        update: dict[str, Any] = tracing.step_extras(
+            before.trees if before is not None and after is not None else None,
+            after.trees if after is not None else None,
+            target=tracing.node_id_of(outcome.structured if outcome is not None and outcome.ok else None),
+            events=self._events,
+        )
+        self._events = []
+        if self._tree_path is not None:
+            update["tree_before"] = self._tree_path
+        self._tree_path = step.tree or self._tree_path
+        return step.model_copy(update=update) if update else step
+
+    def _traced_start(self) -> None:
+        """After a start: the first look is the tree the first step starts from; the app's audit entries are kept."""
+        manifest = getattr(self.app.connection, "manifest", None) if self.app is not None else None
+        if manifest is not None:
+            self._apps.append((manifest.app_name, manifest.app_id))
+        self._tree_path = None
+        if self.last_observation is not None:
+            path = self.session.path / "trees" / f"start-{self.launches:02d}.txt"
+            path.write_text(self.last_observation.text + "\n", encoding="utf-8")
+            self._tree_path = self.session.relative(path)
 
     def _seen(self, locator: str | None) -> StepTarget | None:
         """The element ``locator`` names as the last look at the app showed it (its own locator, or ``#name``)."""
@@ -284,6 +352,7 @@ class Runner:
                     return [crashed]
         else:
             self._events_seq = int(events.structured.get("nextSeq") or self._events_seq)
+            self._events = [e for e in events.structured.get("events") or [] if isinstance(e, dict)]
             failures.extend(self._from_events(events.structured.get("events") or [], failures, element, seq))
             if events.structured.get("uiResponsive") is False:
                 hang = self._hang(element, seq)
@@ -397,14 +466,14 @@ class Runner:
                 texts.append(tree.text)
         return Observation(windows=found, trees=trees, text="\n".join(texts), ok=True)
 
-    def screenshot(self, name: str, locator: str | None = None) -> Path | None:
+    def screenshot(self, name: str, locator: str | None = None, *, shrink: bool = False) -> Path | None:
         if self.app is None or not self.app.alive():
             return None
         shot = self.call("wpf_capture_screenshot", {"locator": locator} if locator else {})
         if not shot.ok or shot.png is None:
             return None
         path = self.session.path / "screens" / f"{name}.png"
-        path.write_bytes(shot.png)
+        path.write_bytes(tracing.shrink_png(shot.png) if shrink else shot.png)
         return path
 
     def elapsed_ms(self) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import json
 import operator
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -24,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.patterns import PatternError, compile_pattern
 from wpfprobe.core.trace import ACTIONS
 from wpfprobe.mcp.tools import interact_tools, mutate_tools
 from wpfprobe.testkit.launcher import AppTarget
@@ -71,7 +71,7 @@ class FlagAssertion(_Assertion):
 
 
 class TextAssertion(_Assertion):
-    """text_equals (exact), text_contains (substring), regex (a Python regular expression, searched)."""
+    """text_equals (exact), text_contains (substring), regex (an RE2 regular expression, searched: docs/locators.md)."""
 
     assert_: Literal["text_equals", "text_contains", "regex"] = Field(alias="assert")
     value: str = Field(max_length=10_000)
@@ -80,9 +80,9 @@ class TextAssertion(_Assertion):
     def _pattern(self) -> TextAssertion:
         if self.assert_ == "regex":
             try:
-                re.compile(self.value)
-            except re.error as exc:
-                raise ValueError(f"value is not a valid regular expression: {exc}") from None
+                compile_pattern(self.value)
+            except PatternError as exc:
+                raise ValueError(f"value is not a valid regular expression: {exc.reason}") from None
         return self
 
 
@@ -145,8 +145,49 @@ class ScreenshotAssertion(_Model):
     timeout_ms: int | None = Field(default=None, ge=0, le=600_000)
 
 
+class TreeAssertion(_Assertion):
+    """tree_matches: the element's subtree matches a YAML template (testkit/snapshots.py), partial unless strict."""
+
+    assert_: Literal["tree_matches"] = Field(alias="assert")
+    template: dict[str, Any] | None = Field(
+        default=None,
+        description="The subtree: type, name, automationId, text, visible, enabled, focused, checked, selected, "
+        "expanded, children (a list of such nodes). Only what is given is compared; /regex/flags searches.",
+    )
+    snapshot: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1000,
+        description="A YAML file holding the template, relative to the scenario file; written from the live app "
+        "when missing or with --update-snapshots.",
+    )
+    strict: bool = Field(default=False, description="Every children list must be exact: no others, same order.")
+    depth: int | None = Field(
+        default=None, ge=0, le=10, description="Levels a snapshot file is written with (default 3)."
+    )
+
+    @model_validator(mode="after")
+    def _one_template(self) -> TreeAssertion:
+        from wpfprobe.testkit.snapshots import TemplateError, validate  # noqa: PLC0415 - the matcher's own rules
+
+        if (self.template is None) == (self.snapshot is None):
+            raise ValueError("tree_matches needs template (inline) or snapshot (a file), not both")
+        if self.template is not None:
+            try:
+                validate(self.template)
+            except TemplateError as exc:
+                raise ValueError(str(exc)) from None
+        return self
+
+
 Assertion = Annotated[
-    StateAssertion | FlagAssertion | TextAssertion | PropertyAssertion | CountAssertion | ScreenshotAssertion,
+    StateAssertion
+    | FlagAssertion
+    | TextAssertion
+    | PropertyAssertion
+    | CountAssertion
+    | ScreenshotAssertion
+    | TreeAssertion,
     Field(discriminator="assert_"),
 ]
 
@@ -331,7 +372,7 @@ def _tag_message(error: Any, loc: tuple[Any, ...]) -> str:
 
 ASSERTIONS: tuple[str, ...] = (
     "exists", "gone", "visible", "hidden", "enabled", "disabled", "selected", "checked", "text_equals",
-    "text_contains", "regex", "property_equals", "count", "screenshot_diff",
+    "text_contains", "regex", "property_equals", "count", "screenshot_diff", "tree_matches",
 )  # fmt: skip
 _TAGS = frozenset([*_STEP_MODELS, "check", *ASSERTIONS])
 
@@ -390,6 +431,7 @@ __all__ = [
     "ScenarioError",
     "ScreenshotAssertion",
     "Step",
+    "TreeAssertion",
     "json_schema",
     "load_scenario",
     "parse_scenario",

@@ -25,9 +25,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.calls import CallControl
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe.core.trace import TraceStep
-from wpfprobe.testkit import assertions, oracles
+from wpfprobe.testkit import assertions, oracles, tracing
 from wpfprobe.testkit.artifacts import DEFAULT_ARTIFACTS, SessionDir, new_session_id, safe_name
 from wpfprobe.testkit.explore.policy import SafetyPolicy
 from wpfprobe.testkit.launcher import AppFactory
@@ -77,21 +78,32 @@ def run_scenario(
     *,
     artifacts: str | os.PathLike[str] = DEFAULT_ARTIFACTS,
     update_baselines: bool = False,
+    update_snapshots: bool = False,
     options: RunnerOptions | None = None,
     policy: SafetyPolicy | None = None,
     on_attempt: Callable[[int, ScenarioResult], None] | None = None,
+    control: CallControl | None = None,
 ) -> ScenarioResult:
-    """Run ``scenario`` (again on failure, as often as its ``retries`` say); a ticket for a failure."""
+    """Run ``scenario`` (again on failure, as often as its ``retries`` say); a ticket for a failure.
+
+    Once ``control`` is cancelled (an agent cancelled wpf_run_scenario), the run stops before
+    its next step, closes the app it started and raises CallCancelled: no result, no ticket.
+    """
     base_dir = Path(scenario.source_path).resolve().parent if scenario.source_path else Path.cwd()
     policy = policy or SafetyPolicy()
     attempts = 1 + scenario.retries
     first_failure: tuple[ScenarioResult, list[TraceStep], SessionDir, str] | None = None
     failed = 0
     result: ScenarioResult | None = None
+    options = options or RunnerOptions()
     for attempt in range(1, attempts + 1):
+        if control is not None:
+            control.check()
         result, steps, session, log_tail = _attempt(
-            scenario, factory, Path(artifacts), base_dir, update_baselines, options or RunnerOptions(), policy
-        )
+            scenario, factory, Path(artifacts), base_dir, (update_baselines, update_snapshots), options, policy,
+            control,
+        )  # fmt: skip
+        tracing.finish(session.path, options.trace, passed=result.passed)
         if on_attempt is not None:
             on_attempt(attempt, result)
         if result.error is not None:
@@ -136,9 +148,10 @@ def _attempt(
     factory: AppFactory,
     artifacts: Path,
     base_dir: Path,
-    update_baselines: bool,
+    updates: tuple[bool, bool],
     options: RunnerOptions,
     policy: SafetyPolicy,
+    control: CallControl | None = None,
 ) -> tuple[ScenarioResult, list[TraceStep], SessionDir, str]:
     session = SessionDir(artifacts, new_session_id(f"scenario-{safe_name(scenario.id, 40)}"))
     runner = Runner(factory, session, source="scenario", options=options)
@@ -163,7 +176,7 @@ def _attempt(
             return result, [], session, str(err.detail.get("logTail") or "")
         try:
             for phase, phase_steps in (("setup", scenario.setup), ("steps", scenario.steps)):
-                failures = _run_steps(runner, scenario, phase, phase_steps, base_dir, update_baselines, policy)
+                failures = _run_steps(runner, scenario, phase, phase_steps, base_dir, updates, policy, control)
                 if failures:
                     break
         except _Unsafe as exc:
@@ -175,7 +188,7 @@ def _attempt(
         if scenario.teardown and not app_lost and result.error is None:
             try:
                 teardown = _run_steps(
-                    runner, scenario, "teardown", scenario.teardown, base_dir, update_baselines, policy
+                    runner, scenario, "teardown", scenario.teardown, base_dir, updates, policy, control
                 )
             except _Unsafe as exc:
                 result.error = str(exc)
@@ -199,10 +212,14 @@ def _run_steps(
     phase: str,
     steps: Sequence[Any],
     base_dir: Path,
-    update_baselines: bool,
+    updates: tuple[bool, bool],
     policy: SafetyPolicy,
+    control: CallControl | None = None,
 ) -> list[Failure]:
+    """Run ``steps``; ``updates``: (write screenshot baselines, write tree snapshots) instead of comparing."""
     for index, step in enumerate(steps, start=1):
+        if control is not None:
+            control.check()
         timeout = step.expect_timeout_ms if step.expect_timeout_ms is not None else scenario.expect_timeout_ms
         expect = [_recorded(assertions.as_dict(a), timeout, base_dir) for a in step.expect] or None
         args = step_arguments(step)
@@ -211,7 +228,7 @@ def _run_steps(
         if step.action != "check" and not step.allow_destructive:
             _check_safe(runner, policy, step.action, args, locators, f"{phase} step {index}")
         spec = StepSpec(action=step.action, args=args, locators=locators, name=step.name, expect=expect)
-        check = expectation_checker(base_dir, timeout, update_baselines=update_baselines)
+        check = expectation_checker(base_dir, timeout, update_baselines=updates[0], update_snapshots=updates[1])
 
         def expectations(ran: TraceStep, check: Invariant = check) -> list[Failure]:
             return check(runner, ran)
@@ -247,6 +264,8 @@ def _recorded(assertion: dict[str, Any], timeout_ms: int, base_dir: Path) -> dic
     out = {"timeoutMs": timeout_ms, **assertion}
     if out.get("assert") == "screenshot_diff" and "baseline" in out:
         out["baseline"] = str((base_dir / str(out["baseline"])).resolve())
+    if out.get("assert") == "tree_matches" and "snapshot" in out:
+        out["snapshot"] = str((base_dir / str(out["snapshot"])).resolve())
     return out
 
 

@@ -4,7 +4,8 @@
 ``ticket.md`` (Title, Summary, Repro Steps, Actual Result, Expected Result,
 Environment, Evidence, Root Cause Hypothesis), ``ticket.json`` (the same as
 data), ``repro.actions.json`` (replayable: ``wpfprobe replay``),
-``screens/``, ``snapshots/`` (element trees) and ``runner.log``.
+``screens/``, ``snapshots/`` (element trees), ``runner.log`` and ``trace.html`` (the
+trace viewer's page for it, ``trace_view``).
 
 A ticket names its failure's signature: ``list_tickets`` groups the tickets of
 many runs (shards, CI jobs) by it, so one bug found by eight shards is one
@@ -28,6 +29,7 @@ from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.trace import TraceDocument, TraceStep, write_document
 from wpfprobe.testkit import describe
 from wpfprobe.testkit.oracles import Failure
+from wpfprobe.testkit.tracing import AUDIT_FILE
 
 TICKET_FILE = "ticket.json"
 
@@ -179,6 +181,25 @@ def write_ticket(
                                 description="The element tree after the failing step.",
                             )
                         )
+            if index == len(steps) - 1:
+                # What the app showed just before the failing step: after a crash or a hang it is the
+                # only screen there is, and the tree before it when no earlier step left one.
+                if step.tree_before and (session_path / step.tree_before).exists():
+                    name = f"before-step-{index + 1:02d}.txt"
+                    shutil.copyfile(session_path / step.tree_before, folder / "snapshots" / name)
+                    tree_before = tree_before or (session_path / step.tree_before).read_text(encoding="utf-8")
+                    evidence.append(
+                        Evidence(
+                            kind="tree",
+                            path=f"snapshots/{name}",
+                            description="The element tree before the failing step.",
+                        )
+                    )
+                if step.screenshot_before and (session_path / step.screenshot_before).exists():
+                    name = f"before-step-{index + 1:02d}.png"
+                    shutil.copyfile(session_path / step.screenshot_before, folder / "screens" / name)
+                    what = f"Just before step {index + 1}, the failing step."
+                    evidence.append(Evidence(kind="screenshot", path=f"screens/{name}", description=what))
             if step.screenshot and (session_path / step.screenshot).exists():
                 name = f"step-{index + 1:02d}.png"
                 shutil.copyfile(session_path / step.screenshot, folder / "screens" / name)
@@ -188,6 +209,7 @@ def write_ticket(
         log = session_path / "runner.log"
         if log.exists():
             shutil.copyfile(log, folder / "runner.log")
+        _copy_trace_evidence(session_path, folder, steps)
     if not (folder / "runner.log").exists():
         (folder / "runner.log").write_text("(no runner log)\n", encoding="utf-8")
     evidence.append(Evidence(kind="log", path="runner.log", description="What the runner did and decided."))
@@ -210,7 +232,10 @@ def write_ticket(
     document = TraceDocument(
         title=_title(failure, last), target=dict(target), seed=seed,
         expected_failure={"signature": failure.signature, "kind": failure.kind, "message": failure.message},
-        steps=[s.model_copy(update={"tree": None, "screenshot": None}) for s in steps],
+        steps=[
+            s.model_copy(update={"tree": None, "screenshot": None, "tree_before": None, "screenshot_before": None})
+            for s in steps
+        ],
     )  # fmt: skip
     write_document(folder / "repro.actions.json", document)
     evidence.insert(
@@ -233,7 +258,30 @@ def write_ticket(
         json.dumps(ticket.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     (folder / "ticket.md").write_text(render_markdown(ticket), encoding="utf-8")
+    _write_trace_page(folder)
     return ticket.model_copy(update={"path": str(folder)})
+
+
+def _copy_trace_evidence(session_path: Path, folder: Path, steps: Sequence[TraceStep]) -> None:
+    """What the trace page shows beyond the steps: the tree the first step started from, the audit entries."""
+    first = steps[0].tree_before if steps else None
+    if first and (session_path / first).is_file():
+        shutil.copyfile(session_path / first, folder / "snapshots" / "before-step-01.txt")
+    audit = session_path / AUDIT_FILE
+    if audit.is_file():
+        shutil.copyfile(audit, folder / AUDIT_FILE)
+
+
+def _write_trace_page(folder: Path) -> None:
+    """``trace.html``: the ticket as one page that opens offline (a page that cannot be made is no reason to lose the ticket)."""
+    from wpfprobe.testkit import trace_view  # noqa: PLC0415 - the viewer reads tickets: imported late, no cycle
+
+    try:
+        trace_view.write_html(folder)
+    except Exception:
+        import logging  # noqa: PLC0415
+
+        logging.getLogger("wpfprobe.testkit").warning("could not write %s/trace.html", folder, exc_info=True)
 
 
 def render_markdown(t: Ticket) -> str:

@@ -22,6 +22,7 @@ using the result is what fails.
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 import clr
@@ -52,6 +53,13 @@ _derived_types: dict[type, bool] = {}
 _getters: dict[tuple[Any, str], Any] = {}
 #: MethodInfo taking no arguments -> its compiled delegate (``bridge.reader``).
 _readers: dict[Any, Any] = {}
+#: Seconds after compiling one getter's delegate before the next is compiled. Compiling one takes
+#: 1-20 ms on Mono, and the first reads of a Python-defined control's members asked for a dozen
+#: at once, all on the UI thread in one slice (15-17 ms measured). Until its turn comes, a getter
+#: is called by reflection through the one ``bridge.invoke`` delegate, a few microseconds more a call.
+COMPILE_GAP = 0.02
+_next_compile = 0.0
+_NO_ARGS: Any = None
 #: (Python type or class, method name, kinds of argument) -> the overload ``call`` invokes.
 _overloads: dict[tuple[Any, str, tuple[Any, ...]], Any] = {}
 
@@ -99,9 +107,7 @@ class DerivedHandle:
         if isinstance(member, _Property):
             if member.getter is None:
                 raise AttributeError(f"{self.names[0]}.{name} has no getter")
-            if member.read is None:
-                member.read = bridge.reader(member.getter)
-            return from_net(member.read(self.ref))
+            return _read(member.getter, self.ref)
         return _BoundMethod(self, member)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -121,12 +127,11 @@ class DerivedHandle:
 
 
 class _Property:
-    __slots__ = ("getter", "read", "setter")
+    __slots__ = ("getter", "setter")
 
     def __init__(self, getter: Any, setter: Any) -> None:
         self.getter = getter
         self.setter = setter
-        self.read: Any = None  # the getter's compiled delegate, built on first read
 
 
 class _Methods:
@@ -290,12 +295,24 @@ def deref(ref: Any) -> Any:
 def invoke(member: Any, target: Any, *args: Any) -> Any:
     """Invoke a MethodInfo in .NET on ``target`` (None for a static one); handles in, handles out."""
     if not args:
-        read = _readers.get(member)
-        if read is None:
-            read = _readers[member] = bridge.reader(member)
-        return from_net(read(to_net(target)))
+        return _read(member, to_net(target))
     net_args = Array[Object]([to_net(a) for a in args])
     return from_net(bridge.invoke(member, to_net(target), net_args))
+
+
+def _read(member: Any, target: Any) -> Any:
+    """``member`` (a MethodInfo taking nothing) called on the .NET ``target``: by its compiled delegate
+    when it has one, or its turn to be compiled has come (``COMPILE_GAP``), else by reflection."""
+    global _next_compile, _NO_ARGS
+    read = _readers.get(member)
+    if read is None:
+        if time.perf_counter() < _next_compile:
+            if _NO_ARGS is None:
+                _NO_ARGS = Array[Object]([])
+            return from_net(bridge.invoke(member, target, _NO_ARGS))
+        read = _readers[member] = bridge.reader(member)
+        _next_compile = time.perf_counter() + COMPILE_GAP
+    return from_net(read(target))
 
 
 def get(target: Any, name: str) -> Any:

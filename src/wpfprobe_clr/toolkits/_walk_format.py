@@ -1,42 +1,57 @@
-"""The packed form of the .NET walk (``toolkits/winforms/walker.py``), read back in Python.
+"""The packed form of the .NET walk (``toolkits/winforms/walker.py``, ``toolkits/wpf/_walker.py``), read back in Python.
 
-Kept apart from the walker, which imports System, so that the format is
-tested without a runtime. A sequence of fields, each a tag and a value:
-``n`` (null), ``s<len>:<text>``, ``b0``/``b1``, ``i<digits>;``, ``*`` (a secret
-not read), or ``!<len>:<type><len>:<message>`` (the read threw). A record is
-fifteen fields: parent's record index (-1 for the root), depth, node id,
-type, full type, Name, Text, whether the Text marks an access key with "&",
-Visible, Enabled, Focused, checked (a check box's, radio button's or checked
-list item's; ``n`` otherwise or for a third state), child count, whether the
-node is rich (the adapter's Python reads complete it), selected and
-expanded (an item's; ``n`` for a control, and for a tree node without
-children).
+Kept apart from the walkers, which import System, so that the format is
+tested without a runtime. The walk writes JSON, so that Python parses it
+with one native call per piece (``json.loads``) instead of a loop over
+every field: decoding the earlier length-prefixed form was about 16 us a
+node of interpreter time, and a 5,000-node snapshot held the GIL for longer
+than the bare walk itself.
 
-The WPF walk (``toolkits/wpf/_walker.py``) adds a seventeenth field, the
-automation id (``WPF_FIELDS``), and its access keys are WPF's: the "&" flag
-means the text shows through an AccessText, which reads "_" as the marker
-(``strip_wpf_access_key``). ``decode(packed, fields, marker)`` says which.
+- The records: a JSON array per element, each followed by a comma (the
+  whole is ``[`` + records + ``]`` without the last comma), of sixteen
+  fields (``ROW_FIELDS``, ``wpfprobe.core.protocol``): parent's record index
+  (-1 for the root), depth, node id, the index of its type in the type
+  table, Name, Text, whether the Text marks an access key, Visible, Enabled,
+  Focused, checked (a check box's, radio button's or checked list item's;
+  null otherwise or for a third state), child count, whether it is rich (the
+  adapter's Python reads complete it; its other fields are not read then, a
+  password box's text above all), selected and expanded (an item's; null
+  for a control, and for a tree node without children), and the automation
+  id (WPF's; null in a WinForms walk).
+- A read that threw is ``[type, message]`` in its field, and the record's
+  index is in the list of faulted records.
+- The type table: ``[name, full name]`` per type index, each followed by a
+  comma; full type names per node were half the size of the old form.
+- Where every ``CHUNK_RECORDS``-th record ends (character offsets), so the
+  records are parsed in pieces of a millisecond or so: one native call over
+  the whole would hold the GIL as long.
 
-``Walked.nodes`` turns the records into the engine's ``WalkedNode``s, with
-what the Python path would do to each read: the text stripped of its access
-key marker, a failed state read standing for the whole state, a failed
-children read for no children, and failures named in the engine's read order.
+The WPF walk's access keys are WPF's: the "marked" flag means the text shows
+through an AccessText, which reads "_" as the marker
+(``strip_wpf_access_key``); ``Walked.marker`` says which.
+
+``Walked.node`` reads one row as the engine's node facts, with what the
+Python path would do to each read: the text stripped of its access key
+marker, a failed state read standing for the whole state, a failed children
+read for no children, and failures named in the engine's read order. The
+engine reads the rows that did not fault itself (``engine/walked.py``), in
+the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from wpfprobe.core.protocol import ElementState, Naming, PropertyDescriptor, WalkedNode
-from wpfprobe_clr._values import clip_text
+from wpfprobe_clr._values import MAX_TEXT, clip_text
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
 from wpfprobe_clr.toolkits._wpf_items import strip_wpf_access_key
 
+#: Fields per record.
 FIELDS = 16
-#: A WPF record: the sixteen above, then the automation id.
-WPF_FIELDS = FIELDS + 1
 #: The marker of WPF's access keys (AccessText); "&" is WinForms'.
 WPF_MARKER = "_"
 #: An error message is cut here, as the engine cuts its own (``engine.reading.MAX_ERROR_MESSAGE``).
@@ -63,7 +78,6 @@ class WalkedControl:
     type_name: str
     full_type_name: str
     name: Value
-    #: SECRET when the text was not read (a password box).
     text: Value
     mnemonic: Value
     visible: Value
@@ -78,6 +92,22 @@ class WalkedControl:
     automation_id: Value = None
     #: How the text marks its access key: "&" (WinForms) or "_" (WPF's AccessText rules).
     marker: str = "&"
+
+    @classmethod
+    def of(cls, row: list[Any], types: list[tuple[str, str]], marker: str = "&") -> WalkedControl:
+        """A record as parsed from JSON: a failed read (``[type, message]``) becomes a ``ReadError``."""
+        if len(row) != FIELDS:
+            raise ValueError(f"a walked record has {len(row)} fields, not {FIELDS}")
+        parent, depth, node_id, type_index = row[:4]
+        if not isinstance(type_index, int) or not 0 <= type_index < len(types):
+            raise ValueError(f"a walked record names type {type_index!r}, not in its table of {len(types)}")
+        type_name, full_type_name = types[type_index]
+        values = [ReadError(str(v[0]), str(v[1])) if isinstance(v, list) else v for v in row[4:]]
+        name, text, mnemonic, visible, enabled, focused, checked, kids, rich, selected, expanded, automation_id = values
+        return cls(
+            int(parent), int(depth), str(node_id), type_name, full_type_name, name, text, mnemonic, visible, enabled,
+            focused, checked, kids, bool(rich), selected, expanded, automation_id, marker,
+        )  # fmt: skip
 
     def node(self) -> WalkedNode:
         """This control as the engine's node facts, read as the Python path reads them."""
@@ -111,10 +141,8 @@ class WalkedControl:
             faults.append(("text", *_identity(raw)))
         elif isinstance(self.mnemonic, ReadError):
             faults.append(("text", *_identity(self.mnemonic)))
-        elif isinstance(raw, str) and raw and raw != SECRET:
-            raw = clip_text(raw)
-            shown, key = (raw, None) if not self.mnemonic else _strip(raw, self.marker)
-            text = shown or None
+        elif isinstance(raw, str) and raw:
+            text, key = shown_text(raw, bool(self.mnemonic), self.marker)
         return WalkedNode(
             node_id=self.node_id,
             parent=self.parent,
@@ -134,8 +162,13 @@ class WalkedControl:
         )
 
 
-def _strip(raw: str, marker: str) -> tuple[str, str | None]:
-    return strip_wpf_access_key(raw) if marker == WPF_MARKER else strip_access_key(raw, marker)
+def shown_text(raw: str, marked: bool, marker: str) -> tuple[str | None, str | None]:
+    """What a user reads of a walked text: clipped as every value is, then its access key marker taken out."""
+    raw = clip_text(raw)
+    if not marked:
+        return raw, None
+    shown, key = strip_wpf_access_key(raw) if marker == WPF_MARKER else strip_access_key(raw, marker)
+    return shown or None, key
 
 
 def _identity(error: ReadError) -> tuple[str, str]:
@@ -144,7 +177,7 @@ def _identity(error: ReadError) -> tuple[str, str]:
 
 @dataclass(slots=True)
 class Walked:
-    """One walk (the adapter's ``Walk``): advanced in slices on the UI thread, decoded when ``nodes()`` is asked."""
+    """One walk (the adapter's ``Walk``): advanced in slices on the UI thread, parsed when ``rows()`` is asked."""
 
     #: Walks on for about ``seconds`` (None: to the end) and says whether it is done; it calls ``finish`` then.
     step: Callable[[float | None, Walked], bool]
@@ -152,18 +185,26 @@ class Walked:
     #: The walk so far, between slices (the toolkit's own objects).
     state: Any = None
     packed: str = ""
-    #: Node ids of every control walked.
-    ids: frozenset[str] = frozenset()
     #: (element, depth) of the rich controls, in walk order.
     incomplete: list[tuple[Any, int]] = field(default_factory=list)
     done: bool = False
-    #: Fields per record and the access-key marker (``decode``): WinForms' unless a walk says otherwise.
-    fields: int = FIELDS
+    #: The access-key marker (``shown_text``): WinForms' unless a walk says otherwise.
     marker: str = "&"
+    #: Texts longer than this are clipped by ``shown_text``.
+    max_text: int = MAX_TEXT
     #: Every property a complete node's text may be read from, ``text_property`` first (WPF has several):
     #: the engine takes its own path when the redactor would not judge them all alike.
     text_properties: tuple[PropertyDescriptor, ...] = ()
-    _nodes: list[WalkedNode] | None = field(default=None, repr=False)
+    #: Whether every container walked was watched (a walk asked to watch: ``ToolkitAdapter.walk``).
+    watched: bool = True
+    #: Comma-terminated lists as the walk wrote them: parsed when first asked for, off the UI thread.
+    id_list: str = ""
+    faulted_list: str = ""
+    types_list: str = ""
+    chunk_list: str = ""
+    _ids: frozenset[str] | None = field(default=None, repr=False)
+    _types: list[tuple[str, str]] | None = field(default=None, repr=False)
+    _faulted: frozenset[int] | None = field(default=None, repr=False)
 
     @classmethod
     def start(cls, step: Callable[[float | None, Walked], bool], text_property: PropertyDescriptor) -> Walked:
@@ -174,55 +215,66 @@ class Walked:
             self.done = self.step(seconds, self)
         return self.done
 
-    def finish(self, *, packed: str, ids: frozenset[str], incomplete: list[tuple[Any, int]]) -> None:
-        self.packed, self.ids, self.incomplete = packed, ids, incomplete
+    def finish(
+        self, *, packed: str, id_list: str, incomplete: list[tuple[Any, int]], faulted: str = "", types: str = "",
+        chunks: str = "",
+    ) -> None:  # fmt: skip
+        self.packed, self.id_list, self.incomplete = packed, id_list, incomplete
+        self.faulted_list, self.types_list, self.chunk_list = faulted, types, chunks
         self.state = None  # the controls it held: let them go
 
+    @property
+    def ids(self) -> frozenset[str]:
+        """Node ids of every element walked."""
+        if self._ids is None:
+            self._ids = frozenset(i for i in self.id_list.split(",") if i)
+        return self._ids
+
+    @property
+    def types(self) -> list[tuple[str, str]]:
+        """(type name, full type name) by the index a row names."""
+        if self._types is None:
+            self._types = [(str(a), str(b)) for a, b in json.loads("[" + self.types_list[:-1] + "]")]
+        return self._types
+
+    @property
+    def faulted(self) -> frozenset[int]:
+        """Indexes of the rows with a read that threw: ``node`` reads them."""
+        if self._faulted is None:
+            self._faulted = frozenset(int(i) for i in self.faulted_list.split(",") if i)
+        return self._faulted
+
+    def rows(self) -> Iterator[list[list[Any]]]:
+        """The records, breadth first, in pieces (one ``json.loads`` each: each a short hold of the GIL)."""
+        yield from parse_rows(self.packed, self.chunk_list)
+
+    def node(self, row: list[Any]) -> WalkedNode:
+        return WalkedControl.of(row, self.types, self.marker).node()
+
+    def shown_text(self, raw: str, marked: bool) -> tuple[str | None, str | None]:
+        return shown_text(raw, marked, self.marker)
+
     def nodes(self) -> list[WalkedNode]:
-        if self._nodes is None:
-            self._nodes = [control.node() for control in decode(self.packed, self.fields, self.marker)]
-        return self._nodes
+        """Every row as node facts (``node``): for tests and tools, the engine reads ``rows()``."""
+        return [self.node(row) for chunk in self.rows() for row in chunk]
 
 
-#: The text of a password box: never read.
-SECRET = "\x00secret"
+def parse_rows(packed: str, chunk_list: str = "") -> Iterator[list[list[Any]]]:
+    """The records of ``packed`` (each followed by a comma), parsed piece by piece at the offsets in ``chunk_list``."""
+    start = 0
+    ends = [int(e) for e in chunk_list.split(",") if e]
+    ends.append(len(packed))
+    for end in ends:
+        if end <= start:
+            continue
+        piece = json.loads("[" + packed[start : end - 1] + "]")
+        # The engine unpacks rows by position: a walk of another layout must fail here, not misread.
+        if not isinstance(piece, list) or not piece or not isinstance(piece[0], list) or len(piece[0]) != FIELDS:
+            raise ValueError(f"walker output between {start} and {end} is not records of {FIELDS} fields")
+        yield piece
+        start = end
 
 
-def decode(packed: str, fields: int = FIELDS, marker: str = "&") -> list[WalkedControl]:
-    values: list[Any] = []
-    i, n = 0, len(packed)
-    while i < n:
-        tag = packed[i]
-        i += 1
-        if tag == "n":
-            values.append(None)
-        elif tag == "*":
-            values.append(SECRET)
-        elif tag == "b":
-            values.append(packed[i] == "1")
-            i += 1
-        elif tag == "i":
-            end = packed.index(";", i)
-            values.append(int(packed[i:end]))
-            i = end + 1
-        elif tag == "s":
-            text, i = _counted(packed, i)
-            values.append(text)
-        elif tag == "!":
-            type_name, i = _counted(packed, i)
-            message, i = _counted(packed, i)
-            values.append(ReadError(type_name, message))
-        else:
-            raise ValueError(f"bad walker output at {i - 1}: {packed[i - 1 : i + 20]!r}")
-    if len(values) % fields:
-        raise ValueError(f"walker output has {len(values)} fields, not a multiple of {fields}")
-    pad = [None] * (WPF_FIELDS - fields)  # a WinForms record has no automation id
-    make: Any = WalkedControl  # positional to the last field, which mypy cannot count through a slice
-    return [make(*values[k : k + fields], *pad, marker) for k in range(0, len(values), fields)]
-
-
-def _counted(packed: str, i: int) -> tuple[str, int]:
-    colon = packed.index(":", i)
-    length = int(packed[i:colon])
-    start = colon + 1
-    return packed[start : start + length], start + length
+def decode(packed: str, types: list[tuple[str, str]], marker: str = "&") -> list[WalkedControl]:
+    """Every record of ``packed`` as a ``WalkedControl`` (tests and tools; the engine reads rows)."""
+    return [WalkedControl.of(row, types, marker) for chunk in parse_rows(packed) for row in chunk]

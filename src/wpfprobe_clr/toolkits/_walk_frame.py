@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 import clr
-from System import Array, Boolean, Int32, Int64, Object, String, Void, WeakReference
+from System import Action, Array, Boolean, Char, Int32, Int64, Object, String, Void, WeakReference
 from System import Exception as NetException
 from System import Type as NetType
 from System.Collections.Generic import Dictionary, List
@@ -51,13 +51,26 @@ __all__ = ["Pack", "WalkFrame", "advance"]
 
 _IdTable = ConditionalWeakTable[Object, String]
 _Refs = Dictionary[String, WeakReference]
+_TypeIds = Dictionary[Object, Int32]
+#: Records per piece of the packed form that Python parses in one call (``Walked.rows``).
+CHUNK_RECORDS = 512
 
 
 class Pack:
-    """Expressions that append fields of the packed form to one StringBuilder."""
+    """Expressions that append fields of the packed form (``_walk_format``: JSON) to the walk's builder.
 
-    def __init__(self, sb: Any) -> None:
+    A record is a JSON array: ``position`` opens it with the parent's index
+    and the depth, every later field is written with its leading comma, and
+    the frame closes it. A read that throws writes ``[type, message]`` as its
+    field and adds the record's index to the walk's list of faulted records.
+    """
+
+    def __init__(self, sb: Any, *, faults: Any, index: Any, type_ids: Any, types: Any) -> None:
         self.sb = sb
+        self._faults = faults
+        self._index = index
+        self._type_ids = type_ids
+        self._types = types
 
     @staticmethod
     def append_to(builder: Any, value: Any) -> Any:
@@ -67,24 +80,45 @@ class Pack:
         return self.append_to(self.sb, value)
 
     def text(self, s: str) -> Any:
+        """``s`` as it is (JSON punctuation)."""
         return self.append(E.const(s, str))
 
     @staticmethod
     def void(*items: Any) -> Any:
         return Expression.Block(clr.GetClrType(Void), E._expressions(items))
 
-    def counted(self, value: Any) -> Any:  # value: a String that is not null
-        return self.void(self.append(E.prop(value, "Length")), self.text(":"), self.append(value))
+    def null(self) -> Any:
+        return self.text(",null")
+
+    def false(self) -> Any:
+        return self.text(",false")
+
+    def true(self) -> Any:
+        return self.text(",true")
+
+    def zero(self) -> Any:
+        return self.text(",0")
+
+    def json_string_to(self, builder: Any, value: Any) -> Any:  # value: a String that is not null
+        escape = E.compiled(_JSON_STRING_KEY, _build_json_string)
+        return Expression.Invoke(E.const(escape, _JsonString), E._expressions([builder, E.convert(value, String)]))
+
+    def string_value(self, value: Any) -> Any:  # value: a String that is not null
+        return self.void(self.text(","), self.json_string_to(self.sb, value))
 
     def guarded(self, read: Any) -> Any:
-        """``read``, or the type and message of what it threw as the field."""
+        """``read``, or the type and message of what it threw as the field (and the record marked faulted)."""
 
         def on_error(ex: Any) -> Any:
             kind = E.prop(E.call(E.convert(ex, object), E.method(Object, "GetType")), "FullName")
             return self.void(
-                self.text("!"),
-                self.counted(Expression.Coalesce(kind, E.const("", str))),
-                self.counted(E.prop(ex, "Message")),
+                self.text(",["),
+                self.json_string_to(self.sb, Expression.Coalesce(kind, E.const("", str))),
+                self.text(","),
+                self.json_string_to(self.sb, Expression.Coalesce(E.prop(ex, "Message"), E.const("", str))),
+                self.text("]"),
+                self.append_to(self._faults, self._index),
+                self.append_to(self._faults, E.const(",", str)),
             )
 
         return E.try_catch(read, NetException, "ex", on_error)
@@ -96,21 +130,112 @@ class Pack:
                 [v],
                 E.assign(v, read),
                 Expression.IfThenElse(
-                    Expression.ReferenceEqual(v, E.null(String)),
-                    self.void(self.text("n")),
-                    self.void(self.text("s"), self.counted(v)),
+                    Expression.ReferenceEqual(v, E.null(String)), self.void(self.null()), self.string_value(v)
                 ),
             )
         )
 
     def flag(self, test: Any) -> Any:
-        return Expression.IfThenElse(test, self.void(self.text("b1")), self.void(self.text("b0")))
+        return Expression.IfThenElse(test, self.void(self.true()), self.void(self.false()))
 
     def bool_field(self, read: Any) -> Any:
         return self.guarded(self.void(self.flag(read)))
 
     def int_field(self, read: Any) -> Any:
-        return self.void(self.text("i"), self.append(read), self.text(";"))
+        return self.void(self.text(","), self.append(read))
+
+    def type_field(self, key: Any, name: Any, full_name: Any) -> Any:
+        """The index of (``name``, ``full_name``) in the walk's type table, added there the first time ``key`` is met.
+
+        ``key`` is an Object: the element's Type, or a constant string for a kind of item.
+        Full type names were half of the packed form; a walk meets a few dozen types.
+        """
+        at = E.variable(int, "typeIndex")
+        found = E.call(self._type_ids, E.typeof(_TypeIds).GetMethod("TryGetValue"), E.convert(key, object), at)
+        add = self.void(
+            E.assign(at, E.prop(self._type_ids, "Count")),
+            E.call(self._type_ids, E.method(_TypeIds, "Add", Object, Int32), E.convert(key, object), at),
+            self.append_to(self._types, E.const("[", str)),
+            self.json_string_to(self._types, name),
+            self.append_to(self._types, E.const(",", str)),
+            self.json_string_to(self._types, full_name),
+            self.append_to(self._types, E.const("],", str)),
+        )
+        return E.block([at], Expression.IfThen(Expression.Not(found), add), self.int_field(at))
+
+    def role_field(self, names: tuple[str, str]) -> Any:
+        """The type-table index of a kind of item with no type of its own (a list box's value, a cell)."""
+        return self.type_field(E.const(names[1], object), E.const(names[0], str), E.const(names[1], str))
+
+
+_JsonString = Action[StringBuilder, String]
+_JSON_STRING_KEY = ("walk.json_string", 1)
+
+
+def _build_json_string() -> Any:
+    """``Action<StringBuilder, string>``: the string as a JSON string (quotes, backslashes, control
+    characters and surrogates escaped; a surrogate pair reads back as its one character in Python)."""
+    sb = E.param(StringBuilder, "sb")
+    s = E.param(String, "s")
+    i = E.variable(int, "i")
+    start = E.variable(int, "start")
+    ch = E.variable(Char, "ch")
+    n = E.variable(int, "n")
+
+    def char(c: str) -> Any:
+        return E.convert(E.const(ord(c), int), Char)
+
+    def code(c: Any) -> Any:
+        return E.convert(c, Int32)
+
+    append_part = E.method(StringBuilder, "Append", String, Int32, Int32)
+    append_str = E.method(StringBuilder, "Append", String)
+    needs = Expression.OrElse(
+        Expression.OrElse(Expression.Equal(ch, char('"')), Expression.Equal(ch, char("\\"))),
+        Expression.OrElse(
+            Expression.LessThan(code(ch), E.const(0x20, int)),
+            Expression.AndAlso(
+                Expression.GreaterThanOrEqual(code(ch), E.const(0xD800, int)),
+                Expression.LessThanOrEqual(code(ch), E.const(0xDFFF, int)),
+            ),
+        ),
+    )
+    escape = E.block(
+        [],
+        E.call(sb, append_part, s, start, Expression.Subtract(i, start)),
+        Expression.IfThenElse(
+            Expression.Equal(ch, char('"')),
+            E.call(sb, append_str, E.const('\\"', str)),
+            Expression.IfThenElse(
+                Expression.Equal(ch, char("\\")),
+                E.call(sb, append_str, E.const("\\\\", str)),
+                E.block(
+                    [],
+                    E.call(sb, append_str, E.const("\\u", str)),
+                    E.call(sb, append_str, E.call(code(ch), E.method(Int32, "ToString", String), E.const("x4", str))),
+                ),
+            ),
+        ),
+        E.assign(start, Expression.Add(i, E.const(1, int))),
+    )
+    body = E.block(
+        [i, start, ch, n],
+        E.call(sb, E.method(StringBuilder, "Append", Char), char('"')),
+        E.assign(n, E.prop(s, "Length")),
+        E.assign(start, E.const(0, int)),
+        E.for_range(
+            i,
+            n,
+            E.block(
+                [],
+                E.assign(ch, E.call(s, E.method(String, "get_Chars", Int32), i)),
+                Expression.IfThen(needs, escape),
+            ),
+        ),
+        E.call(sb, append_part, s, start, Expression.Subtract(n, start)),
+        E.call(sb, E.method(StringBuilder, "Append", Char), char('"')),
+    )
+    return E.compile_lambda(_JsonString, body, sb, s)
 
 
 def any_of(tests: list[Any]) -> Any:
@@ -143,8 +268,10 @@ def memo_per_type(key: Any, build: Any, the_type: Any) -> Any:
 class WalkFrame:
     """The parameters, variables and loop of a walk of elements of ``element_type``; see the module's docstring."""
 
-    def __init__(self, element_type: Any) -> None:
+    def __init__(self, element_type: Any, *, automation_ids: bool = False) -> None:
         self.element_type = element_type
+        #: Whether records end with an automation id of their own (WPF); else the frame writes null.
+        self.automation_ids = automation_ids
         self.elements = List[element_type]
         self.given = E.param(object, "root")
         self.cap = E.param(int, "cap")
@@ -178,7 +305,11 @@ class WalkFrame:
         self.is_rich = E.variable(bool, "isRich")
         self.k = E.variable(int, "k")
         self.first = E.const(0, int)
-        self.pack = Pack(self.sb)
+        self.faults = E.variable(StringBuilder, "faults")  # indexes of the records with a failed read
+        self.type_ids = E.variable(_TypeIds, "typeIds")  # per walk: a type (or item kind) -> its index
+        self.types = E.variable(StringBuilder, "types")  # the type table: [name, full name] per index
+        self.chunks = E.variable(StringBuilder, "chunks")  # where every CHUNK_RECORDS-th record ends
+        self.pack = Pack(self.sb, faults=self.faults, index=self.index, type_ids=self.type_ids, types=self.types)
 
     @staticmethod
     def new_state(element_type: Any) -> Any:
@@ -186,7 +317,13 @@ class WalkFrame:
         return Array[Object]([
             List[element_type](), List[Int32](), List[Int32](), List[Object](), StringBuilder(), StringBuilder(),
             StringBuilder(), Array[Int32]([0]), List[String](), List[Int32](), List[Object](), List[Int32](),
+            StringBuilder(), _TypeIds(), StringBuilder(), StringBuilder(), *([None] * TOOLKIT_SLOTS),
         ])  # fmt: skip
+
+    def toolkit_slot(self, k: int, kind: Any) -> Any:
+        """Slot ``k`` of the state's slots for the toolkit (``advance``'s ``extras``; null unless given), as ``kind``."""
+        at = E._expressions([E.const(_FIRST_TOOLKIT_SLOT + k, int)])
+        return E.convert(Expression.ArrayAccess(self.state, at), kind)
 
     # -- pieces of a record ----------------------------------------------------
 
@@ -194,8 +331,9 @@ class WalkFrame:
         return E.call(self.parents, E.method(List[Int32], "get_Item", int), self.index)
 
     def position(self) -> Any:
-        """The record's first two fields: its parent's record index and its depth."""
-        return self.pack.void(self.pack.int_field(self.parent_index()), self.pack.int_field(self.depth))
+        """The record's opening and first two fields: its parent's record index and its depth."""
+        pack = self.pack
+        return pack.void(pack.text("["), pack.append(self.parent_index()), pack.text(","), pack.append(self.depth))
 
     def id_field(self, of: Any = None) -> Any:
         """The node id of ``of`` (default: the element), as the registry has it or made there, written and kept."""
@@ -243,8 +381,7 @@ class WalkFrame:
     def written_id(self) -> Any:
         pack = self.pack
         return pack.void(
-            pack.text("s"),
-            pack.counted(self.node_id),
+            pack.string_value(self.node_id),
             pack.append_to(self.id_list, self.node_id),
             pack.append_to(self.id_list, E.const(",", str)),
             E.call(self.record_ids, E.method(List[String], "Add", String), self.node_id),
@@ -347,7 +484,8 @@ class WalkFrame:
         own = [
             self.root, self.order, self.parents, self.depths, self.item_of, self.record_ids, self.kids, self.rich,
             self.nodes, self.item_index, self.sb, self.id_list, self.rich_depths, self.c, index, self.depth,
-            self.node_id, self.listed, self.is_rich, self.k, index_box, started,
+            self.node_id, self.listed, self.is_rich, self.k, index_box, started, self.faults, self.type_ids,
+            self.types, self.chunks,
         ]  # fmt: skip
         body = E.block(
             own + variables,
@@ -364,6 +502,10 @@ class WalkFrame:
             E.assign(self.item_of, slot(9, List[Int32])),
             E.assign(self.nodes, slot(10, List[Object])),
             E.assign(self.item_index, slot(11, List[Int32])),
+            E.assign(self.faults, slot(12, StringBuilder)),
+            E.assign(self.type_ids, slot(13, _TypeIds)),
+            E.assign(self.types, slot(14, StringBuilder)),
+            E.assign(self.chunks, slot(15, StringBuilder)),
             E.assign(index, Expression.ArrayAccess(index_box, E._expressions([first]))),
             E.assign(started, index),
             E.assign(self.kids, E.new(self.elements)),
@@ -398,6 +540,16 @@ class WalkFrame:
                         E.assign(self.c, E.call(self.order, E.method(self.elements, "get_Item", int), index)),
                         E.assign(self.depth, E.call(self.depths, E.method(List[Int32], "get_Item", int), index)),
                         entry,
+                        self.pack.text("]," if self.automation_ids else ",null],"),
+                        Expression.IfThen(
+                            Expression.Equal(
+                                Expression.And(index, E.const(CHUNK_RECORDS - 1, int)), E.const(CHUNK_RECORDS - 1, int)
+                            ),
+                            void(
+                                self.pack.append_to(self.chunks, E.prop(self.sb, "Length")),
+                                self.pack.append_to(self.chunks, E.const(",", str)),
+                            ),
+                        ),
                         Expression.PreIncrementAssign(index),
                     ),
                     Expression.Break(done),
@@ -416,11 +568,16 @@ class WalkFrame:
 
 def advance(
     delegate: Any, element_type: Any, root: Any, registry: Any, max_depth: int, cap: int, walk: Walked,
-    seconds: float | None,
+    seconds: float | None, extras: tuple[Any, ...] = (),
 ) -> bool:  # fmt: skip
-    """One slice of ``walk`` (``seconds`` long; None: to the end) with the compiled ``delegate``; True once done."""
+    """One slice of ``walk`` (``seconds`` long; None: to the end) with the compiled ``delegate``; True once done.
+
+    ``extras``: what the toolkit's record reads from its slots (``WalkFrame.toolkit_slot``), for this walk.
+    """
     if walk.state is None:
         walk.state = _taken(element_type)
+        for k, value in enumerate(extras):
+            walk.state[_FIRST_TOOLKIT_SLOT + k] = value
     state = walk.state
     if seconds is None:
         deadline = Int64.MaxValue
@@ -443,8 +600,11 @@ def advance(
         depths = [int(d) for d in str(state[6].ToString()).split(",") if d]
         walk.finish(
             packed=str(state[4].ToString()),
-            ids=frozenset(i for i in str(state[5].ToString()).split(",") if i),
+            id_list=str(state[5].ToString()),
             incomplete=list(zip(rich, depths, strict=True)),
+            faulted=str(state[12].ToString()),
+            types=str(state[14].ToString()),
+            chunks=str(state[15].ToString()),
         )
         _given_back(element_type, state)
     return done
@@ -456,8 +616,12 @@ def advance(
 #: zoo, each one a 10 ms pause of every thread. On the UI thread only; a walk that never finishes
 #: (dropped after a change) keeps its state, and the pool makes another.
 _free: dict[str, list[Any]] = {}
-#: The slot of the state that holds the walk's position (an Int32[1]; every other slot has a Clear()).
+#: The slot of the state that holds the walk's position (an Int32[1]; every other slot before the
+#: toolkit's has a Clear()).
 _POSITION = 7
+#: Slots at the end of the state for the toolkit's own use (``WalkFrame.toolkit_slot``), null when given back.
+TOOLKIT_SLOTS = 4
+_FIRST_TOOLKIT_SLOT = 16
 
 
 def _taken(element_type: Any) -> Any:
@@ -467,7 +631,9 @@ def _taken(element_type: Any) -> Any:
 
 def _given_back(element_type: Any, state: Any) -> None:
     for i in range(len(state)):
-        if i != _POSITION:
+        if i >= _FIRST_TOOLKIT_SLOT:
+            state[i] = None
+        elif i != _POSITION:
             state[i].Clear()  # lists drop their references (a closed window stays collectable); builders keep room
     state[_POSITION][0] = 0
     pool = _free.setdefault(str(element_type), [])

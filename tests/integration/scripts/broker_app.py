@@ -8,7 +8,10 @@ starts and ``slow`` with ``@handle.tool`` after (it prints {"slowStarted": secon
 when a call reaches it). Prints one JSON line
 {"pid", "appId", "url"} once the server listens, then reads commands on stdin:
 "add" registers ``late_tool`` with ``@handle.tool`` (and prints {"added": ...}),
-"close" stops the app.
+"block SECONDS" makes the UI thread sleep (a hung handler; prints {"blocked": SECONDS}
+from the UI thread once it sleeps, and {"unblocked": true} when it wakes), "unblock"
+wakes it early, "close" stops the app. --ui-timeout sets the probe's ui_timeout
+(default 2 s); --log-file FILE writes the probe's JSON-lines log there.
 """
 
 from __future__ import annotations
@@ -29,10 +32,17 @@ def main() -> None:
     parser.add_argument("--name", required=True)
     parser.add_argument("--allow", default="interact")
     parser.add_argument("--custom", action="store_true")
+    parser.add_argument("--ui-timeout", type=float, default=2.0)
+    parser.add_argument("--log-file", default=None)
     options = parser.parse_args()
 
     import wpfprobe
     import wpfprobe_clr
+    from wpfprobe.core import logs
+
+    if options.log_file:
+        # The probe's JSON-lines log (tool, duration, outcome of each call), for the tests to read.
+        logs.configure(level="INFO", file=options.log_file)
     from wpfprobe.testing import virtual_display
 
     with virtual_display():
@@ -42,7 +52,10 @@ def main() -> None:
         example = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(example)
         app = example.start_in_background()
+        from System import Action
+
         release = threading.Event()
+        wake = threading.Event()
 
         if options.custom:
 
@@ -51,7 +64,7 @@ def main() -> None:
                 """How many orders the app holds."""
                 return f"{prefix}: 42"
 
-        settings = wpfprobe.ProbeSettings(check_thread_affinity=True, ui_timeout=2.0)
+        settings = wpfprobe.ProbeSettings(check_thread_affinity=True, ui_timeout=options.ui_timeout)
         handle = wpfprobe.start(app.app, name=options.name, allow=options.allow, settings=settings)
 
         if options.custom:
@@ -78,8 +91,22 @@ def main() -> None:
                         return "late"
 
                     print(json.dumps({"added": "late_tool"}), flush=True)
+                elif command.startswith("block "):
+                    seconds = float(command.split()[1])
+                    wake.clear()
+
+                    def hang(seconds: float = seconds) -> None:
+                        # A handler that hangs: the UI thread answers nothing until it returns.
+                        print(json.dumps({"blocked": seconds}), flush=True)
+                        wake.wait(seconds)
+                        print(json.dumps({"unblocked": True}), flush=True)
+
+                    app.app.BeginInvoke(Action(hang))
+                elif command == "unblock":
+                    wake.set()
         finally:
             release.set()
+            wake.set()
             handle.stop()
             app.close()
 

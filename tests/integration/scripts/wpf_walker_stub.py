@@ -7,7 +7,7 @@ elements are plain objects whose values and failures the script sets. It
 proves the expression is well typed and the walk's own logic (order, slices,
 rich elements, texts, faults, ids); it proves nothing about WPF itself.
 
-Usage: python wpf_walker_stub.py STUB_DLL
+Usage: python wpf_walker_stub.py STUB_DLL   (on Mono; WPFPROBE_TEST_CLR=coreclr: on CoreCLR)
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import sys
 import types
 from typing import Any
 
-import pythonnet
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from clr_runtimes import load_test_clr
 
-pythonnet.load("mono")
+RUNTIME = load_test_clr()  # Mono, or CoreCLR where WPFPROBE_TEST_CLR says (test_coreclr.py)
 import clr  # noqa: E402
 
 clr.AddReference(str(pathlib.Path(sys.argv[1]).resolve()))
@@ -121,7 +122,10 @@ def main() -> None:
     _walker.prepare()
     root = tree()
     objects = ClrObjectTable()
+    from wpfprobe_clr import describe_clr
+
     out = {
+        "runtime": describe_clr().kind,
         "ready": _walker.ready(),
         "textProperties": [[p.name, p.type_name] for p in _walker.text_properties()],
         "whole": run(root, objects, seconds=None, max_depth=10, cap=1000),

@@ -335,6 +335,8 @@ def _tab_order(ctx: Context) -> Iterator[Raw | None]:
     # Whether Tab can reach into an element (its own tab stop, or a descendant's).
     reach = [False] * len(ctx.items)
     for item in reversed(ctx.items):
+        if ctx.pause():
+            yield None  # a pause: the UI thread is let go (EngineBase.sliced)
         if item.visible:
             reach[item.index] = item.facts.tab_stop or any(reach[c] for c in item.children)
     for parent in ctx.items:
@@ -371,6 +373,7 @@ def _tab_order(ctx: Context) -> Iterator[Raw | None]:
 
 
 def _unnamed_input(ctx: Context) -> Iterator[Raw | None]:
+    yield from ctx.tab_sequences()  # label_before's, made ahead in slices
     for item in ctx.items:
         if ctx.pause():
             yield None  # a pause: the UI thread is let go (EngineBase.sliced)

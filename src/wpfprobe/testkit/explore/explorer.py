@@ -19,7 +19,6 @@ second.
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.patterns import compile_pattern
 from wpfprobe.core.trace import TraceStep
 from wpfprobe.testkit import assertions, oracles
 from wpfprobe.testkit.artifacts import DEFAULT_ARTIFACTS, SessionDir, new_session_id
@@ -43,6 +43,7 @@ from wpfprobe.testkit.minimize import MinimizeOptions, Minimizer
 from wpfprobe.testkit.oracles import Failure
 from wpfprobe.testkit.runner import Observation, Runner, RunnerOptions, StepSpec
 from wpfprobe.testkit.tickets import Minimization, ReproRate, write_ticket
+from wpfprobe.testkit.tracing import TraceMode, finish
 
 
 class AppView:
@@ -120,6 +121,8 @@ class ExploreOptions:
     invariants: Sequence[PythonInvariant] = ()
     dry_run: bool = False
     profile_policy: dict[str, Any] | None = None
+    trace: TraceMode = "off"
+    """``on`` / ``retain-on-failure``: a shrunk screenshot at every step (docs/testing.md, Traces)."""
     """The app's profile allow-list ({allow, confirmDestructive}) beside the config's."""
 
 
@@ -157,8 +160,8 @@ class Explorer:
         oracle = self.config.oracles
         self.runner_options = RunnerOptions(
             trees=True, screenshots=self.config.screenshots, binding_errors=oracle.binding_errors,
-            hang_seconds=oracle.hang_seconds,
-            error_dialog=re.compile(oracle.error_dialog) if oracle.error_dialog else oracles.ERROR_DIALOG,
+            hang_seconds=oracle.hang_seconds, trace=options.trace,
+            error_dialog=compile_pattern(oracle.error_dialog) if oracle.error_dialog else oracles.ERROR_DIALOG,
         )  # fmt: skip
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -229,6 +232,7 @@ class Explorer:
         finally:
             runner.close()
             session.close()
+            finish(session.path, self.options.trace, passed=not self.found)
 
     def _start(self, runner: Runner) -> Observation | None:
         # A new app has its lists back at their first state: their items are worth trying again.
@@ -352,8 +356,9 @@ class Explorer:
                     if record:
                         sub = SessionDir(session.artifacts, f"{session.session_id}/minimize-{n}")
                         return Runner(self.factory, sub, source="minimize", options=self.runner_options)
+                    # A candidate only answers "reproduced or not": its evidence is never shown.
                     options = RunnerOptions(
-                        trees=False, binding_errors=self.runner_options.binding_errors,
+                        trees=False, screen_before=False, binding_errors=self.runner_options.binding_errors,
                         hang_seconds=self.runner_options.hang_seconds, error_dialog=self.runner_options.error_dialog,
                     )  # fmt: skip
                     return Runner(self.factory, session, source="minimize", options=options, record=False)

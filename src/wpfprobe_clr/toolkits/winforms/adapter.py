@@ -119,7 +119,7 @@ class WinFormsAdapter:
     def structure_version(self) -> int | None:
         return self._structure.version()
 
-    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
+    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int, watch: bool = False) -> Walk | None:
         registry = getattr(objects, "registry", None)
         if registry is None or not is_a(root, Control):
             return None  # ids that are not the .NET registry's (a test's table), or no control to walk
@@ -128,7 +128,9 @@ class WinFormsAdapter:
         prune = getattr(objects, "prune_if_due", None)
         if prune is not None:
             prune()  # walks register ids without asking the table
-        return walker.walking(root, registry, max_depth=max_depth, cap=cap)
+        return walker.walking(
+            root, registry, max_depth=max_depth, cap=cap, watch=self._structure.for_walk() if watch else None
+        )
 
     def watch_structure(self, element: Any) -> bool:
         return self._structure.watch(element)

@@ -43,16 +43,23 @@ _ITEM_EVENTS = (clr.GetClrType(ToolStrip).GetEvent("ItemAdded"), clr.GetClrType(
 _ADD_HANDLER = clr.GetClrType(EventInfo).GetMethod("AddEventHandler")
 
 
+#: The hooked elements: one table for all, also for Python-defined controls (keyed in .NET by the
+#: object their handle holds) and for the ones the .NET walk hooks itself (``walker``).
+WATCH_TABLE = ConditionalWeakTable[Object, String]
+
+
 class StructureWatch:
     """One counter per adapter, and the elements whose children it counts."""
 
     def __init__(self) -> None:
         self._counter = Array.CreateInstance(Int32, 1)
-        self._watched = ConditionalWeakTable[Object, Object]()
-        # Python-defined controls, keyed in .NET by the object their handle holds.
-        self._watched_derived = ConditionalWeakTable[Object, String]()
+        self._watched = WATCH_TABLE()
         self._on_control = self._counting(ControlEventHandler, ControlEventArgs)
         self._on_item = self._counting(ToolStripItemEventHandler, ToolStripItemEventArgs)
+
+    def for_walk(self) -> tuple[Any, Any, Any]:
+        """What the .NET walk hooks controls with, as ``watch`` does (``walker.walking``'s ``watch``)."""
+        return self._watched, self._on_control, self._on_item
 
     def _counting(self, delegate_type: Any, args_type: Any) -> Any:
         from System.Linq.Expressions import Expression  # noqa: PLC0415
@@ -81,20 +88,20 @@ class StructureWatch:
             self._hook(element, _CONTROL_EVENTS, self._on_control)
         elif element.HasDropDownItems:  # reading DropDown makes one: only where there are items
             self._hook(element.DropDown, _ITEM_EVENTS, self._on_item)
-        self._watched.Add(element, None)
+        self._watched.Add(element, "")
         return True
 
     def _watch_derived(self, element: DerivedHandle) -> bool:
         if not element.is_a(Control):
             return True  # a Python-defined component that is no control holds no children we walk
-        if bridge.table_find(self._watched_derived, element.ref) is not None:
+        if bridge.table_find(self._watched, element.ref) is not None:
             return True
         hooks = [(event, self._on_control) for event in _CONTROL_EVENTS]
         if element.is_a(ToolStrip):
             hooks += [(event, self._on_item) for event in _ITEM_EVENTS]
         for event, handler in hooks:
             derived.invoke(_ADD_HANDLER, event, element, handler)
-        bridge.table_add(self._watched_derived, element.ref, "")
+        bridge.table_add(self._watched, element.ref, "")
         return True
 
     @staticmethod

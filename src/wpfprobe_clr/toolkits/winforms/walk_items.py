@@ -99,7 +99,7 @@ def value_item_record(f: WalkFrame) -> Any:
     """The record of the queued item the frame is at (its owner is ``f.c``), as the walker writes a control's."""
     pack, owner = f.pack, f.c
     i = E.variable(int, "item")
-    text, void = pack.text, pack.void
+    void = pack.void
     is_list = E.is_type(owner, ListBox)
     as_list = E.convert(owner, ListBox)
     as_combo = E.convert(owner, ComboBox)
@@ -149,10 +149,10 @@ def value_item_record(f: WalkFrame) -> Any:
         E.is_type(owner, CheckedListBox),
         Expression.IfThenElse(
             Expression.Equal(check, _enum(CheckState.Indeterminate, CheckState)),
-            void(text("n")),
+            void(pack.null()),
             void(pack.flag(Expression.Equal(check, _enum(CheckState.Checked, CheckState)))),
         ),
-        void(text("n")),
+        void(pack.null()),
     )
 
     def role(part: int) -> Any:
@@ -166,13 +166,10 @@ def value_item_record(f: WalkFrame) -> Any:
         E.assign(i, E.call(f.item_of, E.method(List[Int32], "get_Item", int), f.index)),
         f.position(),
         f.item_id_field(i),
-        text("s"),
-        pack.counted(role(0)),
-        text("s"),
-        pack.counted(role(1)),
-        text("n"),  # Name: an item has none
+        pack.type_field(role(1), role(0), role(1)),
+        pack.null(),  # Name: an item has none
         pack.string_field(E.call(as_lc, E.method(ListControl, "GetItemText", object), value)),
-        text("b0"),  # no access key
+        pack.false(),  # no access key
         pack.bool_field(Expression.AndAlso(E.prop(owner, "Visible"), in_view)),
         pack.bool_field(E.prop(owner, "Enabled")),
         pack.bool_field(
@@ -181,10 +178,10 @@ def value_item_record(f: WalkFrame) -> Any:
             )
         ),
         pack.guarded(void(checked)),
-        text("i0;"),  # no children
-        text("b0"),  # never rich
+        pack.zero(),  # no children
+        pack.false(),  # never rich
         pack.bool_field(selected),
-        text("n"),  # expanded: a list item has nothing to expand
+        pack.null(),  # expanded: a list item has nothing to expand
     )
 
 
@@ -195,7 +192,7 @@ def tree_node_record(f: WalkFrame) -> Any:
     own, and its children (its Nodes, expanded or not) are queued after it.
     """
     pack = f.pack
-    text, void = pack.text, pack.void
+    void = pack.void
     node = E.variable(TreeNode, "node")
     net_type = E.variable(NetType, "nodeType")
     tree = E.convert(f.c, TreeView)
@@ -208,18 +205,19 @@ def tree_node_record(f: WalkFrame) -> Any:
         f.position(),
         f.id_field(node),
         E.assign(net_type, E.call(E.convert(node, object), E.method(Object, "GetType"))),
-        text("s"),
-        pack.counted(E.prop(net_type, "Name")),
-        text("s"),
-        pack.counted(Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))),
+        pack.type_field(
+            net_type, E.prop(net_type, "Name"), Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))
+        ),
         pack.string_field(E.prop(node, "Name")),
         pack.string_field(E.prop(node, "Text")),
-        text("b0"),  # no access key
+        pack.false(),  # no access key
         pack.bool_field(Expression.AndAlso(E.prop(tree, "Visible"), E.prop(node, "IsVisible"))),
         pack.bool_field(E.prop(tree, "Enabled")),
         pack.bool_field(Expression.AndAlso(E.prop(node, "IsSelected"), E.prop(tree, "Focused"))),
         pack.guarded(
-            Expression.IfThenElse(E.prop(tree, "CheckBoxes"), void(pack.flag(E.prop(node, "Checked"))), void(text("n")))
+            Expression.IfThenElse(
+                E.prop(tree, "CheckBoxes"), void(pack.flag(E.prop(node, "Checked"))), void(pack.null())
+            )
         ),
         pack.guarded(void(E.assign(count, E.prop(nodes, "Count")), pack.int_field(count))),
         # A node of a class written in Python: its members are read the engine's way.
@@ -230,7 +228,7 @@ def tree_node_record(f: WalkFrame) -> Any:
             Expression.IfThenElse(
                 Expression.GreaterThan(E.prop(nodes, "Count"), E.const(0, int)),
                 void(pack.flag(E.prop(node, "IsExpanded"))),
-                void(text("n")),
+                void(pack.null()),
             )
         ),
         # Its children, expanded or not (a Nodes that threw was a children fault above: none queued).

@@ -161,15 +161,13 @@ class ViewWalk:
         pack = self.f.pack
         return pack.void(
             E.assign(net_type, E.call(E.convert(of, object), E.method(Object, "GetType"))),
-            pack.text("s"),
-            pack.counted(E.prop(net_type, "Name")),
-            pack.text("s"),
-            pack.counted(Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))),
+            pack.type_field(
+                net_type, E.prop(net_type, "Name"), Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))
+            ),
         )
 
     def _column_record(self) -> Any:
         f, pack = self.f, self.f.pack
-        text = pack.text
         lv = E.convert(f.c, ListView)
         column = E.variable(ColumnHeader, "column")
         net_type = E.variable(NetType, "columnType")
@@ -182,17 +180,18 @@ class ViewWalk:
             self._type_fields(column, net_type),
             pack.string_field(E.prop(column, "Name")),
             pack.string_field(_as_python_str(E.prop(column, "Text"))),
-            text("b0"),  # no access key
+            pack.false(),  # no access key
             pack.bool_field(
                 Expression.AndAlso(E.prop(lv, "Visible"), Expression.NotEqual(E.prop(lv, "HeaderStyle"), no_header))
             ),
             pack.bool_field(E.prop(lv, "Enabled")),
-            text("b0"),  # a header is never focused
-            text("n"),  # nor checked
-            text("i0;"),  # no children
+            pack.false(),  # a header is never focused
+            pack.null(),  # nor checked
+            pack.zero(),  # no children
             Expression.Assign(f.is_rich, E.is_type(column, bridge.DERIVED_INTERFACE)),
             f.rich_field(column),
-            text("nn"),  # selected, expanded: a header has neither
+            pack.null(),
+            pack.null(),  # selected, expanded: a header has neither
         )
 
     def _row_shown(self, lv: Any, row: Any) -> Any:
@@ -206,7 +205,7 @@ class ViewWalk:
 
     def _row_record(self) -> Any:
         f, pack = self.f, self.f.pack
-        text, void = pack.text, pack.void
+        void = pack.void
         lv = E.convert(f.c, ListView)
         row = E.variable(ListViewItem, "row")
         net_type = E.variable(NetType, "rowType")
@@ -221,13 +220,13 @@ class ViewWalk:
             self._type_fields(row, net_type),
             pack.string_field(E.prop(row, "Name")),
             pack.string_field(_as_python_str(E.prop(row, "Text"))),
-            text("b0"),  # no access key
+            pack.false(),  # no access key
             pack.bool_field(self._row_shown(lv, row)),
             pack.bool_field(E.prop(lv, "Enabled")),
             pack.bool_field(Expression.AndAlso(E.prop(row, "Focused"), E.prop(lv, "Focused"))),
             pack.guarded(
                 Expression.IfThenElse(
-                    E.prop(lv, "CheckBoxes"), void(pack.flag(E.prop(row, "Checked"))), void(text("n"))
+                    E.prop(lv, "CheckBoxes"), void(pack.flag(E.prop(row, "Checked"))), void(pack.null())
                 )
             ),
             # Its cells: one per column it has a subitem for, in details view only.
@@ -248,7 +247,7 @@ class ViewWalk:
             Expression.Assign(f.is_rich, E.is_type(row, bridge.DERIVED_INTERFACE)),
             f.rich_field(row),
             pack.bool_field(E.prop(row, "Selected")),
-            text("n"),  # expanded: a row has nothing to expand
+            pack.null(),  # expanded: a row has nothing to expand
             Expression.IfThen(
                 Expression.AndAlso(Expression.Not(f.is_rich), Expression.LessThan(f.depth, f.max_depth)),
                 E.for_range(f.k, cells, f.below_cap(f.enqueue_node_item(f.k))),
@@ -258,7 +257,6 @@ class ViewWalk:
     def cell_record(self) -> Any:
         """The record of a queued cell: item ``f.queued_item()`` of the row the entry stands for (``f.c`` its list view)."""
         f, pack = self.f, self.f.pack
-        text = pack.text
         lv = E.convert(f.c, ListView)
         row = E.variable(ListViewItem, "cellRow")
         i = E.variable(int, "cellIndex")
@@ -282,18 +280,16 @@ class ViewWalk:
             E.assign(i, f.queued_item()),
             f.position(),
             f.item_id_field(i),
-            text("s"),
-            pack.counted(E.const(CELL_TYPE[0], str)),
-            text("s"),
-            pack.counted(E.const(CELL_TYPE[1], str)),
+            pack.role_field(CELL_TYPE),
             pack.string_field(_as_python_str(E.prop(sub_item, "Name"))),
             pack.string_field(_as_python_str(E.prop(sub_item, "Text"))),
-            text("b0"),  # no access key
+            pack.false(),  # no access key
             pack.bool_field(Expression.AndAlso(self._row_shown(lv, row), cell_shown)),
             pack.bool_field(E.prop(lv, "Enabled")),
-            text("b0"),  # a cell is never focused (its row is)
-            text("n"),  # nor checked
-            text("i0;"),  # no children
-            text("b0"),  # never rich
-            text("nn"),  # selected, expanded: its row's, not the cell's
+            pack.false(),  # a cell is never focused (its row is)
+            pack.null(),  # nor checked
+            pack.zero(),  # no children
+            pack.false(),  # never rich
+            pack.null(),
+            pack.null(),  # selected, expanded: its row's, not the cell's
         )

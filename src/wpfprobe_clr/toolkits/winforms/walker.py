@@ -42,7 +42,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from System import Char, Object
+from System import Array, Char, Int32, Object, String
 from System import Exception as NetException
 from System import Type as NetType
 from System.Linq.Expressions import Expression
@@ -51,6 +51,7 @@ from System.Windows.Forms import (
     CheckBox,
     CheckState,
     Control,
+    ControlEventHandler,
     DataGridView,
     Form,
     GroupBox,
@@ -60,24 +61,26 @@ from System.Windows.Forms import (
     TabPage,
     TextBox,
     ToolStrip,
+    ToolStripItemEventHandler,
     TreeView,
 )
 
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
-from wpfprobe_clr.toolkits._walk_format import SECRET, ReadError, Walked, WalkedControl, decode
+from wpfprobe_clr.toolkits._walk_format import ReadError, Walked, WalkedControl, decode
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.winforms import walk_items
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
+from wpfprobe_clr.toolkits.winforms.structure import WATCH_TABLE
 from wpfprobe_clr.toolkits.winforms.walk_views import ViewWalk
 
-__all__ = ["SECRET", "ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
+__all__ = ["ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
 #: A ListView is walked (``walk_views``) unless in virtual mode (``ViewWalk.rich``).
 RICH_TYPES: tuple[Any, ...] = (ToolStrip, DataGridView, TabPage)
 
-_KEY = ("winforms.walker", 5)
+_KEY = ("winforms.walker", 6)
 
 
 def ready() -> bool:
@@ -100,16 +103,26 @@ def prepare() -> None:
         logging.getLogger("wpfprobe.clr").warning("the .NET walk could not be compiled", exc_info=True)
 
 
-def walking(root: Any, registry: Any, *, max_depth: int, cap: int) -> Walked:
+def walking(root: Any, registry: Any, *, max_depth: int, cap: int, watch: tuple[Any, ...] | None = None) -> Walked:
     """The walk of ``root``, not started: ``advance(seconds)`` on the UI thread until it says it is done.
 
     ``registry`` is the object table's (``_objects.Registry``): ids are read
-    from it, and made in it for controls met for the first time.
+    from it, and made in it for controls met for the first time. ``watch``
+    (``StructureWatch.for_walk``: its table of hooked elements and its two
+    counting handlers): every control walked has its child events hooked as
+    ``StructureWatch.watch`` hooks them, in .NET; ``Walk.watched`` says
+    whether all were.
     """
-    return Walked.start(
-        lambda seconds, walk: advance(E.compiled(_KEY, _build), Control, root, registry, max_depth, cap, walk, seconds),
-        control_text_property(),
-    )
+    failed = Array[Int32]([0])
+    extras = () if watch is None else (*watch, failed)
+
+    def step(seconds: float | None, walk: Walked) -> bool:
+        done = advance(E.compiled(_KEY, _build), Control, root, registry, max_depth, cap, walk, seconds, extras)
+        if done:
+            walk.watched = int(failed[0]) == 0
+        return done
+
+    return Walked.start(step, control_text_property())
 
 
 # -- the expression ---------------------------------------------------------------
@@ -180,11 +193,50 @@ def _build_hides_text() -> Any:
     return E.compile_lambda(E.func(NetType, bool), body, t)
 
 
+def _watched(f: WalkFrame, c: Any) -> Any:
+    """Hook ``c``'s child events once, as ``StructureWatch.watch`` does, when the walk watches (its slots
+    hold the table of hooked elements, the two counting handlers and a flag set when a hook failed)."""
+    table = f.toolkit_slot(0, WATCH_TABLE)
+    on_control = f.toolkit_slot(1, ControlEventHandler)
+    on_item = f.toolkit_slot(2, ToolStripItemEventHandler)
+    failed = f.toolkit_slot(3, E.array_of(Int32))
+    seen = E.variable(String, "seen")
+    strip = E.convert(c, ToolStrip)
+    hook = E.block(
+        [],
+        Expression.IfThen(
+            E.is_type(c, ToolStrip),
+            f.pack.void(
+                E.call(strip, E.method(ToolStrip, "add_ItemAdded", ToolStripItemEventHandler), on_item),
+                E.call(strip, E.method(ToolStrip, "add_ItemRemoved", ToolStripItemEventHandler), on_item),
+            ),
+        ),
+        E.call(c, E.method(Control, "add_ControlAdded", ControlEventHandler), on_control),
+        E.call(c, E.method(Control, "add_ControlRemoved", ControlEventHandler), on_control),
+        E.call(table, E.method(WATCH_TABLE, "Add", Object, String), E.convert(c, Object), E.const("", str)),
+    )
+    found = E.call(table, E.typeof(WATCH_TABLE).GetMethod("TryGetValue"), E.convert(c, Object), seen)
+    return E.block(
+        [seen],
+        Expression.IfThen(
+            Expression.ReferenceNotEqual(table, E.null(WATCH_TABLE)),
+            E.try_catch(
+                f.pack.void(Expression.IfThen(Expression.Not(found), hook)),
+                NetException,
+                "ex",
+                lambda _ex: f.pack.void(
+                    E.assign(Expression.ArrayAccess(failed, E._expressions([E.const(0, int)])), E.const(1, int))
+                ),
+            ),
+        ),
+    )
+
+
 def _build() -> Any:
     f = WalkFrame(Control)
     c, pack = f.c, f.pack
-    text, void, guarded, string_field, flag, bool_field = (
-        pack.text, pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field
+    void, guarded, string_field, flag, bool_field = (
+        pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field
     )  # fmt: skip
     kid = E.variable(object, "kid")
     item_count = E.variable(int, "itemCount")
@@ -231,22 +283,22 @@ def _build() -> Any:
         E.is_type(c, CheckBox),
         Expression.IfThenElse(
             Expression.Equal(check, E.convert(E.const(int(CheckState.Indeterminate), int), CheckState)),
-            void(text("n")),
+            void(pack.null()),
             void(flag(Expression.Equal(check, E.convert(E.const(int(CheckState.Checked), int), CheckState)))),
         ),
         Expression.IfThenElse(
-            E.is_type(c, RadioButton), void(flag(E.prop(as_(RadioButton), "Checked"))), void(text("n"))
+            E.is_type(c, RadioButton), void(flag(E.prop(as_(RadioButton), "Checked"))), void(pack.null())
         ),
     )
     record = E.block(
         [net_type],
         f.position(),
+        _watched(f, c),
         f.id_field(),
         E.assign(net_type, the_type),
-        text("s"),
-        pack.counted(E.prop(net_type, "Name")),
-        text("s"),
-        pack.counted(Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))),
+        pack.type_field(
+            net_type, E.prop(net_type, "Name"), Expression.Coalesce(E.prop(net_type, "FullName"), E.const("", str))
+        ),
         string_field(E.prop(c, "Name")),
         # Redaction before any getter runs: a password box's Text is never read.
         E.assign(f.is_rich, E.const(False, bool)),
@@ -254,7 +306,7 @@ def _build() -> Any:
             void(
                 Expression.IfThenElse(
                     Expression.OrElse(password(TextBox), password(MaskedTextBox)),
-                    void(text("*"), set_rich),
+                    void(pack.null(), set_rich),
                     string_field(E.prop(c, "Text")),
                 )
             )
@@ -305,7 +357,8 @@ def _build() -> Any:
             )
         ),
         f.rich_field(),
-        text("nn"),  # selected, expanded: an item's, not a control's
+        pack.null(),
+        pack.null(),  # selected, expanded: an item's, not a control's
         # A tool strip's children are its items (the Python path's), not its controls.
         f.enqueue_kids(also=Expression.Not(E.is_type(c, ToolStrip))),
         # Then its items (the Python path lists them after its controls), the owner standing for each.

@@ -56,7 +56,9 @@ class WpfAdapter(
         "set-property",
     )
 
-    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int) -> Walk | None:
+    def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int, watch: bool = False) -> Walk | None:
+        # ``watch``: WPF counts layout passes once per adapter, and below a shown window every element is
+        # watched as it is (``_structure.StructureWatch.watch``): the engine watches the windows themselves.
         registry = getattr(objects, "registry", None)
         if registry is None or not can_walk(root):
             return None  # ids that are not the .NET registry's (a test's table), or no visual to walk from

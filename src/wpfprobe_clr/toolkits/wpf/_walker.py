@@ -23,9 +23,9 @@ element what the engine's own path reads for its tree node:
   where the text shows through an AccessText (``WPF_MARKER``);
 - the visual child count.
 
-The packed form is ``toolkits/_walk_format.py``'s, with the automation id as
-a seventeenth field (the two before it, an item's selection and expansion, are
-always ``n``). An element whose node needs more than those reads is
+The packed form is ``toolkits/_walk_format.py``'s, with the automation id in
+its last field (the two before it, an item's selection and expansion, are
+always null). An element whose node needs more than those reads is
 marked *rich*, and the engine reads it its own way (``Walk.incomplete``); its
 text is then not read here at all. Conservative on purpose (equality with the
 engine's path beats coverage):
@@ -73,7 +73,7 @@ from System.Reflection import BindingFlags, PropertyInfo
 from wpfprobe.core.protocol import PropertyDescriptor
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
-from wpfprobe_clr.toolkits._walk_format import WPF_FIELDS, WPF_MARKER, Walked
+from wpfprobe_clr.toolkits._walk_format import WPF_MARKER, Walked
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 
@@ -164,7 +164,6 @@ def walking(root: Any, registry: Any, *, max_depth: int, cap: int) -> Walked:
             E.compiled(_KEY, _build), DependencyObject, root, registry, max_depth, cap, walk, seconds
         ),
         text_property=first,
-        fields=WPF_FIELDS,
         marker=WPF_MARKER,
         text_properties=tuple(others),
     )
@@ -239,10 +238,10 @@ def _build_hides() -> Any:
 
 
 def _build() -> Any:
-    f = WalkFrame(DependencyObject)
+    f = WalkFrame(DependencyObject, automation_ids=True)
     c, pack = f.c, f.pack
-    text, void, guarded, string_field, flag, bool_field, int_field = (
-        pack.text, pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field, pack.int_field
+    void, guarded, string_field, flag, bool_field, int_field = (
+        pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field, pack.int_field
     )  # fmt: skip
     kids, k, is_rich = f.kids, f.k, f.is_rich
     n_kids = E.variable(int, "nKids")
@@ -278,19 +277,19 @@ def _build() -> Any:
     # Read only for an element that is not rich: redaction is decided (a binding seen) before GetValue runs.
     text_field = Expression.IfThenElse(
         is_rich,
-        void(text("*")),
+        void(pack.null()),
         guarded(
             E.block(
                 [],
                 E.assign(dp, text_dp),
                 Expression.IfThenElse(
                     Expression.ReferenceEqual(dp, E.null(DependencyProperty)),
-                    void(text("n")),
+                    void(pack.null()),
                     Expression.IfThenElse(
                         Expression.ReferenceNotEqual(
                             E.static_call(BindingOperations, "GetBindingBase", c, dp), E.null(Object)
                         ),
-                        void(text("*"), set_rich()),
+                        void(pack.null(), set_rich()),
                         void(
                             E.assign(value, E.call(E.convert(c, DependencyObject), "GetValue", dp)),
                             Expression.IfThenElse(
@@ -298,11 +297,11 @@ def _build() -> Any:
                                     Expression.ReferenceEqual(value, E.null(Object)),
                                     E.is_type(value, DependencyObject),
                                 ),
-                                void(text("n")),
+                                void(pack.null()),
                                 Expression.IfThenElse(
                                     E.is_type(value, String),
-                                    void(text("s"), pack.counted(E.convert(value, String))),
-                                    void(text("*"), set_rich()),  # shown with ToString by the engine's to_plain
+                                    pack.string_value(E.convert(value, String)),
+                                    void(pack.null(), set_rich()),  # shown with ToString by the engine's to_plain
                                 ),
                             ),
                         ),
@@ -327,7 +326,8 @@ def _build() -> Any:
                 bool_field(E.prop(E.convert(c, UIElement3D), "IsEnabled")),
                 bool_field(E.prop(E.convert(c, UIElement3D), "IsKeyboardFocusWithin")),
             ),
-            void(text("b0"), text("b1"), text("b0")),  # brushes' and drawings' visuals are never shown on their own
+            # Brushes' and drawings' visuals are never shown on their own.
+            void(pack.false(), pack.true(), pack.false()),
         ),
     )
     checked_read = E.prop(E.convert(c, ToggleButton), "IsChecked")  # a Nullable<bool>
@@ -339,10 +339,10 @@ def _build() -> Any:
                 [is_checked],
                 E.assign(is_checked, checked_read),
                 Expression.IfThenElse(
-                    E.prop(is_checked, "HasValue"), void(flag(E.prop(is_checked, "Value"))), void(text("n"))
+                    E.prop(is_checked, "HasValue"), void(flag(E.prop(is_checked, "Value"))), void(pack.null())
                 ),
             ),
-            void(text("n")),
+            void(pack.null()),
         )
     )
     record = E.block(
@@ -350,14 +350,15 @@ def _build() -> Any:
         f.position(),
         E.assign(the_type, E.call(E.convert(c, object), E.method(Object, "GetType"))),
         f.id_field(),
-        text("s"),
-        pack.counted(E.prop(the_type, "Name")),
-        text("s"),
-        pack.counted(Expression.Coalesce(E.prop(the_type, "FullName"), E.prop(the_type, "Name"))),
+        pack.type_field(
+            the_type,
+            E.prop(the_type, "Name"),
+            Expression.Coalesce(E.prop(the_type, "FullName"), E.prop(the_type, "Name")),
+        ),
         Expression.IfThenElse(
             E.is_type(c, FrameworkElement),
             string_field(E.prop(E.convert(c, FrameworkElement), "Name")),
-            void(text("n")),
+            void(pack.null()),
         ),
         # Rich first, read guarded (an element that cannot say is left to the engine): it decides the text read.
         E.assign(is_rich, E.const(False, bool)),
@@ -396,7 +397,8 @@ def _build() -> Any:
             )
         ),
         f.rich_field(),
-        text("nn"),  # selected, expanded: the walk leaves items to the engine
+        pack.null(),
+        pack.null(),  # selected, expanded: the walk leaves items to the engine
         string_field(E.static_call(AutomationProperties, "GetAutomationId", c)),
         f.enqueue_kids(),
     )

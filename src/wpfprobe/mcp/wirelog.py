@@ -1,0 +1,67 @@
+"""The log records of the layers under the in-app server, kept out of the app's sight.
+
+The MCP SDK, uvicorn and Starlette log to loggers of their own (``mcp.*``,
+``uvicorn.*``, ``starlette.*``, ``sse_starlette.*``). What a client does wrong
+(a malformed request, a body cut short, a dropped connection) becomes a WARNING
+or an ERROR with a traceback there, and in an app that configured no logging
+Python's last-resort handler prints those on the app's stderr (in one that
+did, they land in the app's own log). Every input from a client is the probe's
+business, so a record those libraries make on one of the probe's server threads
+(named ``wpfprobe-mcp-*``) is filed as a DEBUG record of ``wpfprobe.wire``
+instead: seen with WPFPROBE_LOG_LEVEL=DEBUG, in wpfprobe's JSON lines, which keep
+an exception's type and stack but never its message. uvicorn's access records
+are dropped (wpfprobe logs each tool call itself).
+
+A record the same libraries make on any other thread (an app that uses them
+itself) goes to the root logger's handlers exactly as it would have. What this
+cannot reach: handlers an app attaches to these libraries' own loggers.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+SERVER_THREAD_PREFIX = "wpfprobe-mcp"
+"""The probe's server threads are named ``wpfprobe-mcp-http`` and ``wpfprobe-mcp-stdio``."""
+LIBRARIES = ("mcp", "uvicorn", "starlette", "sse_starlette")
+WIRE_LOGGER = "wpfprobe.wire"
+
+_lock = threading.Lock()
+
+
+class _Route(logging.Handler):
+    """On a library's top logger (which then stops propagating): the probe's records to
+    ``wpfprobe.wire`` at DEBUG, everyone else's on to the root logger as before."""
+
+    def __init__(self, library: logging.Logger, *, propagated: bool) -> None:
+        super().__init__(logging.NOTSET)
+        self._library = library
+        self._propagated = propagated
+        self._wire = logging.getLogger(WIRE_LOGGER)
+
+    def handle(self, record: logging.LogRecord) -> bool:
+        # No handler lock: routing only hands the record on, and a lock here would
+        # serialize every thread that logs through these libraries.
+        self.emit(record)
+        return True
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if threading.current_thread().name.startswith(SERVER_THREAD_PREFIX):
+            if record.name.startswith("uvicorn.access") or not self._wire.isEnabledFor(logging.DEBUG):
+                return
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            self._wire.handle(record)
+        elif self._propagated and self._library.parent is not None:
+            self._library.parent.callHandlers(record)
+
+
+def install() -> None:
+    """Route the libraries' records as described above (once per process; idempotent)."""
+    with _lock:
+        for name in LIBRARIES:
+            library = logging.getLogger(name)
+            if any(isinstance(h, _Route) for h in library.handlers):
+                continue
+            library.addHandler(_Route(library, propagated=library.propagate))
+            library.propagate = False

@@ -1,0 +1,85 @@
+"""The example app with the probe at the interact tier, in a process of its own, for the wire tests.
+
+    python wire_app.py
+
+An app that configured no logging at all (so anything the probe let reach Python's
+last-resort handler would show on its stderr). Before start it registers the custom
+tools the MCP conformance suite calls (``test_simple_text``, ``test_error_handling``)
+and ``echo_optional``, which says what it received for an optional string. Prints one
+JSON line {"url", "token", "pid", "rootHandlers"} once the server listens
+(``rootHandlers``: how many handlers the root logger has then, which must be none: the
+probe configures no logging of the app's). Then reads stdin: "add NAME" adds a tool
+NAME with ``@handle.tool`` and prints {"added": NAME}; "close" stops.
+test_mcp_wire.py and test_mcp_conformance.py drive it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def main() -> None:
+    import wpfprobe
+    import wpfprobe_clr
+    from wpfprobe.testing import virtual_display
+
+    with virtual_display():
+        wpfprobe_clr.ensure_clr()
+        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
+        assert spec is not None and spec.loader is not None
+        example = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(example)
+        app = example.start_in_background()
+
+        @wpfprobe.tool
+        def test_simple_text() -> str:
+            """The conformance suite's simple text tool."""
+            return "This is a simple text response for testing."
+
+        @wpfprobe.tool
+        def test_error_handling() -> str:
+            """The conformance suite's failing tool."""
+            raise wpfprobe.ProbeError(
+                "This tool always fails.", code="OPERATION_TIMED_OUT", suggestion="It is meant to."
+            )
+
+        @wpfprobe.tool
+        def echo_optional(value: str | None = None) -> dict[str, object]:
+            """What the tool received for an optional string, and its Python type."""
+            return {"value": value, "type": type(value).__name__}
+
+        handle = wpfprobe.start(app.app, name="wire", allow="interact")
+        started = {
+            "url": handle.url,
+            "token": handle.token,
+            "pid": os.getpid(),
+            "rootHandlers": len(logging.getLogger().handlers),
+        }
+        print(json.dumps(started), flush=True)
+        try:
+            for line in sys.stdin:
+                command, _, name = line.strip().partition(" ")
+                if command == "add":
+
+                    @handle.tool(name=name)
+                    def late_tool(n: int) -> int:
+                        """Added while the probe runs."""
+                        return n + 1
+
+                    print(json.dumps({"added": name}), flush=True)
+                elif command == "close":
+                    break
+        finally:
+            handle.stop()
+            app.close()
+
+
+if __name__ == "__main__":
+    main()
