@@ -255,6 +255,9 @@ def test_profiles_are_saved_listed_launched_and_removed_from_the_command_line(
     facts = json.loads(launched.stdout)
     with reaped(facts["pid"]):
         assert facts["appName"] == "plain-app" and facts["tier"] == "interact"
+        # The id `wpfprobe ls` shows (it printed the probe's own, plain-app-<pid>, before).
+        assert facts["appId"] == "plain-app" and facts["probeAppId"] == f"plain-app-{facts['pid']}"
+        assert [a["appId"] for a in json.loads(cli("ls", "--json").stdout)] == ["plain-app"]
         assert facts["url"].startswith("http://127.0.0.1:")
         manifest = next(m for m in _manifest.read_all(home / "sessions") if m.pid == facts["pid"])
         assert manifest.token not in launched.stdout + launched.stderr

@@ -171,7 +171,9 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="record every action an agent takes as replayable steps: DIR/<session>/steps.jsonl",
     )  # fmt: skip
     run.add_argument("script", metavar="SCRIPT", help="the app's .py script")
-    run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the app's own arguments")
+    own_args = run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the app's own arguments")
+    # argparse counts a REMAINDER positional as required, and a bare `wpfprobe run` said "required: SCRIPT, ARGS".
+    own_args.required = False
     run.set_defaults(handler=_run)
 
 
@@ -256,12 +258,16 @@ def _launch(args: argparse.Namespace) -> int:
         print(f"wpfprobe: {_explain(err)}", file=sys.stderr)
         return EXIT_FAILED
     m = launched.manifest
+    from wpfprobe.cli.people import live_manifests, shown_ids  # noqa: PLC0415
+
+    # The id `wpfprobe ls`, tree and the broker call it by (the name while no other app has it), not the probe's own.
+    app_id = shown_ids([*(x for x in live_manifests() if x.pid != m.pid), m]).get(m.app_id, m.app_id)
     if args.json:
-        out = {"appId": m.app_id, "appName": m.app_name, "pid": m.pid, "url": m.url, "tier": m.tier,
-               "logPath": str(launched.log_path)}  # fmt: skip
+        out = {"appId": app_id, "probeAppId": m.app_id, "appName": m.app_name, "pid": m.pid, "url": m.url,
+               "tier": m.tier, "logPath": str(launched.log_path)}  # fmt: skip
         print(json.dumps(out))
     else:
-        print(f"{m.app_id}  pid {m.pid}  {m.url}  (log: {launched.log_path})")
+        print(f"{app_id}  pid {m.pid}  {m.url}  (log: {launched.log_path})")
     return EXIT_OK
 
 
@@ -613,13 +619,36 @@ def _split_app_command(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv, []
 
 
+#: The exit status when the reader of stdout went away (``wpfprobe tree | head -1``): a shell's for a
+#: process that SIGPIPE ended, which is what Python's SIGPIPE handling (ignored: an exception instead) hides.
+EXIT_PIPE_CLOSED = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (argparse itself exits 2 on bad usage)."""
     own, app_command = _split_app_command(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(own)
     args.app_command = app_command
     handler: Handler = args.handler
-    return handler(args)
+    try:
+        code = handler(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _pipe_closed()
+    return code
+
+
+def _pipe_closed() -> int:
+    """stdout's reader is gone: stop quietly, as Python's docs recommend (signal module, "Note on SIGPIPE").
+    stdout goes to devnull so that the interpreter's own flush at exit finds nothing left to fail on."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture)
+        pass
+    return EXIT_PIPE_CLOSED
 
 
 if __name__ == "__main__":
