@@ -291,7 +291,10 @@ def _explore(args: argparse.Namespace) -> int:
 def _print_explore(report: Any) -> None:
     c = report.coverage
     if report.dry_run:
-        print(f"dry run: {len(report.blocked)} actions blocked by the safety policy on the first screen")
+        print(f"dry run: {_count(len(report.candidates), 'action')} the explorer may take on the first screen")
+        for candidate in report.candidates:
+            print(f"  {candidate['action']:<10} {candidate['locator']}  ({candidate['window']})")
+        print(f"{_count(len(report.blocked), 'action')} blocked by the safety policy")
     for b in report.blocked:
         print(f"  blocked: {b['action']} {b['locator']}: {b['reason']}")
     if not report.dry_run:
@@ -304,10 +307,20 @@ def _print_explore(report: Any) -> None:
         for f in report.failures:
             rate = f", reproduced {f.repro_rate}" if f.repro_rate else ""
             size = f", {f.steps} -> {f.minimized_steps} steps" if f.minimized_steps is not None else ""
-            print(f"  {f.kind}: {f.message} [{f.signature}] x{f.occurrences}{size}{rate}{' FLAKY' if f.flaky else ''}")
+            print(
+                f"  {f.kind}: {f.message} [{f.signature}] {_seen(f.occurrences)}{size}{rate}{' FLAKY' if f.flaky else ''}"
+            )
             if f.ticket:
                 print(f"    ticket: {f.ticket}")
     print(f"seed: {report.seed}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _seen(times: int) -> str:
+    return "seen once" if times == 1 else f"seen {times} times"
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -373,6 +386,7 @@ def _tickets_list(args: argparse.Namespace) -> int:
         out = {
             "failures": [
                 {"signature": first.signature, "kind": first.kind, "title": first.title, "count": len(all_),
+                 "occurrences": sum(t.occurrences for t in all_),
                  "tickets": [t.path for t in all_], "seeds": sorted({t.seed for t in all_ if t.seed is not None})}
                 for first, all_ in groups
             ],
@@ -390,8 +404,10 @@ def _tickets_list(args: argparse.Namespace) -> int:
     for first, all_ in groups:
         seeds = sorted({str(t.seed) for t in all_ if t.seed is not None})
         extra = f"  seeds {','.join(seeds)}" if seeds else ""
-        print(f"{first.id}  {first.kind:<14} x{len(all_)}  {first.title}{extra}")
-    print(f"{len(groups)} distinct failures in {len(tickets)} tickets")
+        # The same words explore prints: how often the failure was seen, and in how many tickets.
+        seen = _seen(sum(t.occurrences for t in all_))
+        print(f"{first.id}  {first.kind:<14} {first.title}  ({seen}, {_count(len(all_), 'ticket')}){extra}")
+    print(f"{_count(len(groups), 'distinct failure')} in {_count(len(tickets), 'ticket')}")
     return EXIT_OK
 
 
