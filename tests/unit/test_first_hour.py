@@ -97,3 +97,71 @@ def test_a_signature_names_an_element_the_same_way_whoever_wrote_the_locator() -
     assert from_explore.element == "Button#copyButton"  # what the ticket shows stays as the step named it
     # Only a plain Type#name is the name: a path or a combinator is left as it is.
     assert oracles.make("crash", "x", element="Form > Button#b").signature.endswith("|Form > Button#b")
+
+
+# -- commands resolve against the file that declares them; a start that fails is a setup error ---------
+
+
+def test_a_scenario_command_runs_relative_to_the_scenario_file_with_this_python(tmp_path: Path) -> None:
+    from wpfprobe.testkit.launcher import AppTarget, check_target
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "copier.py").write_text("", encoding="utf-8")
+    (tmp_path / "scenarios").mkdir()
+    file = tmp_path / "scenarios" / "copy.yaml"
+    declared = AppTarget(command=["python", "-u", "../app/copier.py", "--fast"])
+    target = check_target(None, declared, file=str(file))
+    assert target.command == [sys.executable, "-u", str(tmp_path / "app" / "copier.py"), "--fast"]
+    assert target.cwd == str(tmp_path / "scenarios")  # the app's own relative arguments work from anywhere too
+    with_cwd = AppTarget(command=["python", "copier.py"], cwd="../app").declared_in(file)
+    assert with_cwd.command == [sys.executable, str(tmp_path / "app" / "copier.py")]
+    assert with_cwd.cwd == str(tmp_path / "app")
+    assert check_target("orders", declared, file=str(file)).profile == "orders"  # --profile wins, untouched
+
+
+def test_a_script_missing_where_the_scenario_says_is_a_setup_error_in_two_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (issue 20): run from another directory, the app's script was looked for there, and the
+    failure was filed as a crash ticket 'The app crashes (start) after using the app'."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "copier.py").write_text("", encoding="utf-8")
+    (tmp_path / "scenarios").mkdir()
+    scenario = tmp_path / "scenarios" / "copy.yaml"
+    scenario.write_text(
+        "id: copy\ntarget: {command: [python, app/copier.py]}\nsteps:\n  - {action: click, locator: '#b'}\n"
+    )
+    assert main(["scenario", "run", str(scenario)]) == 2
+    out = capsys.readouterr().out.splitlines()
+    line = next(i for i, text in enumerate(out) if text.startswith("SETUP copy"))
+    assert "app/copier.py, relative to the folder of" in out[line] and "does not exist" in out[line]
+    assert out[line + 1].startswith("  hint: Give its path relative to the folder of")
+    assert "0 passed, 0 failed, 1 errors" in out[-1]
+    assert not (tmp_path / "artifacts" / "tickets").exists()
+
+
+def test_an_app_that_dies_before_its_ui_is_up_is_a_setup_error_with_its_cause(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
+    (tmp_path / "app.py").write_text("import not_a_module_anyone_has\n", encoding="utf-8")
+    scenario = tmp_path / "start.yaml"
+    scenario.write_text("id: start\ntarget: {command: [python, app.py]}\nsteps:\n  - {action: click, locator: '#b'}\n")
+    assert main(["scenario", "run", str(scenario)]) == 2
+    out = capsys.readouterr().out.splitlines()
+    line = next(i for i, text in enumerate(out) if text.startswith("SETUP start"))
+    assert "exited with status 1 before its UI came up" in out[line]
+    assert out[line + 1].startswith("  cause: ModuleNotFoundError: No module named 'not_a_module_anyone_has'")
+    assert not (tmp_path / "artifacts" / "tickets").exists()
+
+
+def test_profiles_add_keeps_a_command_that_runs_from_anywhere(tmp_path: Path) -> None:
+    """Regression (issue 20): `profiles add X -- python app.py` stored the bare word python and app.py."""
+    from wpfprobe.apps.profiles import get_profile
+
+    (tmp_path / "app.py").write_text("", encoding="utf-8")
+    assert main(["profiles", "add", "copier", "--", "python", "app.py", "--demo"]) == 0
+    profile = get_profile("copier")
+    assert profile.command == [sys.executable, str(tmp_path / "app.py"), "--demo"]
+    assert profile.cwd == str(tmp_path)
+    assert main(["profiles", "add", "nope", "--", "python", "missing.py"]) == 2

@@ -147,7 +147,7 @@ _LAUNCH_EPILOG = """\
 exit status:
   0  the app's UI is up and its probe listens (appId, pid and url printed)
   1  the app exited first, or did not show a UI within --timeout (it was
-     stopped); the last lines of its log are printed
+     stopped); the line of its log that says why, and the log's path
   2  usage error: a bad command, tier or profile
 
 The app runs detached, with its output in $WPFPROBE_HOME/logs/<name>-<pid>.log.
@@ -316,7 +316,7 @@ def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     add.add_argument("--attach-title", metavar="REGEX", help="attach to the running app with a window title matching")
     add.add_argument("name", metavar="NAME", help="letters, digits, '_' or '-' (up to 64)")
     add.add_argument("--allow", choices=("read", "interact", "mutate"), default="read", metavar="TIER")
-    add.add_argument("--cwd", metavar="DIR", help="working directory of the app (default: none, the launcher's)")
+    add.add_argument("--cwd", metavar="DIR", help="working directory of the app (default: this directory)")
     add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="an environment variable (repeat)")
     add.add_argument("--replace", action="store_true", help="overwrite a profile of the same name")
     add.set_defaults(handler=_profiles_add)
@@ -353,6 +353,8 @@ def _profiles_list(args: argparse.Namespace) -> int:
 
 
 def _profiles_add(args: argparse.Namespace) -> int:
+    import os  # noqa: PLC0415
+
     from wpfprobe.apps.profiles import add_profile, new_profile  # noqa: PLC0415
     from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
 
@@ -369,7 +371,9 @@ def _profiles_add(args: argparse.Namespace) -> int:
             return _usage_error(f"--env takes KEY=VALUE, got {item!r}")
         env[key] = value
     try:
-        profile = new_profile(args.name, command, cwd=args.cwd, allow=args.allow, env=env, attach=attach or None)
+        # A command runs where it was typed, from wherever it is launched later (as `wpfprobe init` saves it).
+        cwd = args.cwd if args.cwd is not None or not command else os.getcwd()
+        profile = new_profile(args.name, command, cwd=cwd, allow=args.allow, env=env, attach=attach or None)
         path = add_profile(profile, replace=args.replace)
     except InvalidArgumentError as err:
         return _usage_error(_explain(err))

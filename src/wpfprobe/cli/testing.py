@@ -194,11 +194,12 @@ def _scenario_schema(args: argparse.Namespace) -> int:
 
 
 def _scenario_run(args: argparse.Namespace) -> int:
+    from wpfprobe.apps.profiles import get_profile  # noqa: PLC0415
     from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
     from wpfprobe.testkit.launcher import ProcessFactory, check_target, needed_tier  # noqa: PLC0415
     from wpfprobe.testkit.runner import RunnerOptions  # noqa: PLC0415
     from wpfprobe.testkit.scenario import ScenarioError, load_scenario  # noqa: PLC0415
-    from wpfprobe.testkit.scenario_run import RunSummary, run_scenario  # noqa: PLC0415
+    from wpfprobe.testkit.scenario_run import RunSummary, ScenarioResult, run_scenario  # noqa: PLC0415
 
     seed = _seed(args.seed)
     try:
@@ -213,16 +214,25 @@ def _scenario_run(args: argparse.Namespace) -> int:
         print(f"seed: {seed}")
     results = []
     try:
-        targets = [check_target(args.profile, s.target) for s in scenarios]
+        for scenario in scenarios:  # usage errors first, before any app starts: no app, an unknown profile
+            named = check_target(args.profile, scenario.target)
+            if named.profile is not None:
+                get_profile(named.profile)
         with _display():
-            for scenario, target in zip(scenarios, targets, strict=True):
-                work = args.artifacts / "sessions"
-                factory = ProcessFactory(target, tier=needed_tier(scenario.actions()), work_dir=work / ".apps")
-                result = run_scenario(
-                    scenario, factory, artifacts=args.artifacts, update_baselines=args.update_baselines,
-                    update_snapshots=args.update_snapshots,
-                    options=RunnerOptions(screenshots=args.screenshots, trace=args.trace),
-                )  # fmt: skip
+            for scenario in scenarios:
+                try:
+                    target = check_target(args.profile, scenario.target, file=scenario.source_path)
+                    factory = ProcessFactory(
+                        target, tier=needed_tier(scenario.actions()), work_dir=args.artifacts / "sessions" / ".apps"
+                    )
+                except ProbeError as err:  # its command names no script, or an unknown profile
+                    result = ScenarioResult.setup_error(scenario, err)
+                else:
+                    result = run_scenario(
+                        scenario, factory, artifacts=args.artifacts, update_baselines=args.update_baselines,
+                        update_snapshots=args.update_snapshots,
+                        options=RunnerOptions(screenshots=args.screenshots, trace=args.trace),
+                    )  # fmt: skip
                 results.append(result)
                 if not args.json:
                     print(result.line())
