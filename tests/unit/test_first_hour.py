@@ -165,3 +165,55 @@ def test_profiles_add_keeps_a_command_that_runs_from_anywhere(tmp_path: Path) ->
     assert profile.command == [sys.executable, str(tmp_path / "app.py"), "--demo"]
     assert profile.cwd == str(tmp_path)
     assert main(["profiles", "add", "nope", "--", "python", "missing.py"]) == 2
+
+
+# -- a display for every command that starts an app ---------------------------------------------------------
+
+
+def _run_without_an_app(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "app.py"
+    script.write_text("print('the app ran')\n", encoding="utf-8")
+    base = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    base["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "wpfprobe", "run", str(script)], env={**base, **env}, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X displays are Linux's")
+def test_run_refuses_a_display_that_does_not_answer_saying_what_to_do(tmp_path: Path) -> None:
+    """Regression (issue 20): the app died with a Mono stack trace whose hint never named DISPLAY."""
+    done = _run_without_an_app(tmp_path, {"DISPLAY": ":4242"})
+    assert done.returncode == 2 and "the app ran" not in done.stdout
+    assert "DISPLAY=:4242 cannot be opened" in done.stderr and "unset DISPLAY" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X displays are Linux's")
+def test_run_without_a_display_or_xvfb_says_what_to_install(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = _run_without_an_app(tmp_path, {"PATH": str(empty)})
+    assert done.returncode == 2 and "the app ran" not in done.stdout
+    assert "DISPLAY is not set" in done.stderr and "apt-get install xvfb" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_long_wait_for_the_apps_ui_is_said_once_at_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from wpfprobe.apps import run as _run
+
+    monkeypatch.setattr(_run, "LONG_WAIT_SECONDS", 0.0)
+    waiting = _run._Waiting("copier")
+    with caplog.at_level("INFO", logger="wpfprobe.run"):
+        for what in ("clr", "clr", "clr", "window", "window"):
+            waiting.now(what)
+    said = [(r.levelname, r.getMessage().split(":")[0]) for r in caplog.records]
+    assert said == [
+        ("INFO", "waiting for the app to load a CLR (pythonnet.load(), or import clr)"),
+        ("WARNING", "the app has not loaded a CLR after 0 s"),
+        ("INFO", "the app has loaded a CLR; waiting for it to show a window"),
+        ("WARNING", "the app loaded a CLR 0 s ago but shows no window yet"),
+    ]

@@ -135,12 +135,17 @@ def _audit_verify(args: argparse.Namespace) -> int:
 
 _RUN_EPILOG = """\
 exit status: the app's own, as `python SCRIPT ARGS` would give it (an uncaught
-exception: 1); 2 if the script cannot be read.
+exception: 1); 2 if the script cannot be read, or there is no display.
+
+Linux: without DISPLAY the app runs on a private Xvfb that ends with it; a
+DISPLAY that does not answer is refused before the app runs.
 
 The probe starts once the app has loaded a CLR and shown its UI, listens on
 127.0.0.1 and writes its discovery manifest to $WPFPROBE_HOME/sessions; it
 prints nothing on stdout. Its own messages are JSON lines on stderr (or
---log-file) at --log-level (default $WPFPROBE_LOG_LEVEL, else WARNING).
+--log-file) at --log-level (default $WPFPROBE_LOG_LEVEL, else WARNING): at
+INFO what it waits for (the app to load a CLR, then to show a window), and at
+WARNING when that takes over 15 s.
 """
 
 _LAUNCH_EPILOG = """\
@@ -206,9 +211,11 @@ def _run(args: argparse.Namespace) -> int:
 
         # The probe reads its settings from the environment when the app's UI comes up.
         os.environ["WPFPROBE_RECORD"] = str(args.record.resolve())
+    from wpfprobe.apps.display import NoDisplayError  # noqa: PLC0415
+
     try:
         return run_script(args.script, args.args, allow=args.allow, name=args.name)
-    except ScriptNotFoundError as exc:
+    except (ScriptNotFoundError, NoDisplayError) as exc:
         return _usage_error(str(exc))
 
 
