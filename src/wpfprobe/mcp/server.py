@@ -44,6 +44,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 Transport = Literal["http", "stdio"]
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
+CLOSE_PATH = "/wpfprobe/close"
+"""POST here, with the bearer token always (``require_token`` aside), asks the app to close as its
+user would (``wpfprobe stop``): not an MCP tool, so no agent's tier grants it."""
 # Query parameters that look like a credential: a token in a URL ends up in logs and history.
 _CREDENTIAL_PARAMS = frozenset(
     {"token", "access_token", "accesstoken", "auth", "authorization", "apikey", "api_key", "key", "bearer"}
@@ -114,6 +117,11 @@ class ProbeHandle:
 
                     serve_registrations(None)
             self._stopped.set()
+        from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
+        # Outside the lock: the ending thread may be waiting for it (the UI ended as the app
+        # exited), and unwatch waits for that thread to end.
+        ENDING.unwatch(self)
 
     def add_route(self, path: str, app: Any) -> None:
         """Serve the ASGI ``app`` at ``path`` beside the MCP endpoint, behind the same guard
@@ -227,6 +235,12 @@ def start(
         serve_registrations(handle.add_custom_tool)
     atexit.register(handle.stop)
     _stop_with_ui(handle)
+    if handle.url is not None and handle.token is not None:
+        # Last: an app found through its manifest ends cleanly from the first moment (mcp.ending);
+        # under the stop lock, so a UI that ended meanwhile leaves none behind.
+        with handle._stop_lock:
+            if handle.running:
+                handle.manifest_path = _write_manifest(probe, url=handle.url, token=handle.token, tier=tier)
     return handle
 
 
@@ -245,17 +259,22 @@ def active_handle() -> ProbeHandle | None:
 
 
 def _stop_with_ui(handle: ProbeHandle) -> None:
-    """Stop the server once the app's UI thread ends, without ever blocking it."""
+    """Stop the server once the app's UI thread ends, and end with the app on Ctrl+C and
+    SIGTERM (``mcp.ending``), without ever blocking the UI thread."""
+    from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
+    ENDING.take_signals()
+    ui_ended = ENDING.watch(handle)
     on_exit = getattr(handle.probe.engine.adapter, "on_ui_exit", None)
     if on_exit is None:
         return
 
-    def stop_later() -> None:
-        # Called on the UI thread as it shuts down: hand the work to another thread.
-        threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
+    def hook() -> None:  # on the UI thread
+        on_exit(ui_ended)
+        ENDING.hook_ui_thread()
 
     with contextlib.suppress(Exception):
-        handle.probe.engine.ui.run(lambda: on_exit(stop_later))
+        handle.probe.engine.ui.run(hook)
 
 
 # -- HTTP ---------------------------------------------------------------------
@@ -298,8 +317,14 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
     handle = ProbeHandle(probe=probe, transport="http", tier=tier, url=url, token=token, runner=runner)
     handle._routes = routes
-    handle.manifest_path = _write_manifest(probe, url=url, token=token, tier=tier)
+    guarded.close_app = lambda: _request_close(handle)
     return handle
+
+
+def _request_close(handle: ProbeHandle) -> bool:
+    from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
+    return ENDING.request_close(handle)
 
 
 def _write_manifest(probe: Probe, *, url: str, token: str, tier: Tier) -> Path:
@@ -349,6 +374,8 @@ class Guard:
         self._hosts = {h.lower() for h in hosts}
         self._origins = {o.lower() for o in origins}
         self._require_token = require_token
+        #: Set once the server's handle exists: asks the app to close (CLOSE_PATH); False if it cannot.
+        self.close_app: Callable[[], bool] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -374,12 +401,25 @@ class Guard:
                 send, 400, "TOKEN_IN_URL", "Credentials in the URL are refused; send Authorization: Bearer <token>."
             )
             return
-        if self._require_token and not self._authorized(headers.get("authorization", "")):
+        closing = scope.get("path") == CLOSE_PATH
+        if (self._require_token or closing) and not self._authorized(headers.get("authorization", "")):
             await _refuse(
                 send, 401, "UNAUTHORIZED", "Missing or wrong bearer token.", extra=[(b"www-authenticate", b"Bearer")]
             )
             return
+        if closing:
+            await self._close(scope, send)
+            return
         await self.app(scope, receive, send)
+
+    async def _close(self, scope: dict[str, Any], send: Any) -> None:
+        if scope.get("method") != "POST":
+            await _refuse(send, 405, "METHOD_NOT_ALLOWED", "POST asks the app to close.", extra=[(b"allow", b"POST")])
+            return
+        if self.close_app is None or not self.close_app():
+            await _refuse(send, 409, "APP_NOT_AVAILABLE", "This probe is stopping: the app is closing already.")
+            return
+        await _refuse(send, 202, "CLOSING", "The app was asked to close, as its user closing it would.")
 
     def _authorized(self, header: str) -> bool:
         scheme, _, value = header.partition(" ")
