@@ -90,3 +90,17 @@ def test_launch_without_a_display_gives_the_app_one_that_ends_with_it(tmp_path: 
         psutil.Process(pid).kill()
     psutil.wait_procs(displays, timeout=10)
     assert not any(p.is_running() for p in displays)
+
+
+def test_the_demo_that_ships_in_the_package_drives_its_app_and_leaves_nothing_running(tmp_path: Path) -> None:
+    """Issue 20: no runnable example shipped in the package; `wpfprobe demo` needs only the wheel and Mono."""
+    home = tmp_path / "home"
+    done = subprocess.run(
+        [sys.executable, "-m", "wpfprobe", "demo"], cwd=tmp_path, env=_env(home), capture_output=True, text=True,
+        timeout=DEADLINE * 2, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'Label#greetingLabel "Hello, Ada"' in done.stdout and "stopped the app." in done.stdout
+    assert (tmp_path / "wpfprobe-demo.png").read_bytes().startswith(b"\x89PNG")
+    assert "Traceback" not in done.stderr
+    assert _manifest.read_all(home / "sessions") == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -217,3 +218,53 @@ def test_a_long_wait_for_the_apps_ui_is_said_once_at_warning(
         ("INFO", "the app has loaded a CLR; waiting for it to show a window"),
         ("WARNING", "the app loaded a CLR 0 s ago but shows no window yet"),
     ]
+
+
+# -- what a pip user has: the locator grammar and a runnable example, in the package ----------------------
+
+
+def test_help_locators_prints_the_grammar_every_example_of_which_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    from wpfprobe.engine.locators import DOCS_URL, GRAMMAR, parse_locator
+
+    assert main(["help", "locators"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == GRAMMAR and DOCS_URL in printed
+    examples = [re.split(r"\s{2,}", line.strip())[0] for line in GRAMMAR.splitlines() if line.startswith("  ")]
+    assert len(examples) >= 15
+    docs = (ROOT / "docs" / "locators.md").read_text(encoding="utf-8")
+    for example in examples:
+        parse_locator(example)  # raises on one that is not a locator
+    # The short form says what the page says: each selector form is in the page's table, as written there.
+    table = [e for e in examples if not any(s in e for s in ("/", ">", "logical:"))]
+    assert all(f"`{e}`" in docs for e in table), [e for e in table if f"`{e}`" not in docs]
+
+
+def test_a_bad_locators_hint_works_for_someone_without_the_repository() -> None:
+    """Regression (issue 20): the hint said "see docs/locators.md", a file pip users do not have."""
+    from wpfprobe.core.errors import InvalidArgumentError
+    from wpfprobe.engine.locators import DOCS_URL, parse_locator
+
+    with pytest.raises(InvalidArgumentError) as caught:
+        parse_locator("Button[")
+    assert "wpfprobe help locators" in caught.value.suggestion and DOCS_URL in caught.value.suggestion
+    assert "see docs/locators.md" not in caught.value.suggestion
+
+
+def test_the_wheel_ships_the_example_app_the_license_and_a_long_description_for_pypi() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    assert project["license-files"] == ["LICENSE"]
+    assert project["authors"] and project["urls"]["Documentation"].startswith("https://")
+    assert any(c.startswith("Programming Language :: Python :: 3") for c in project["classifiers"])
+    readme = project["readme"]
+    assert readme["content-type"] == "text/markdown"
+    text = (ROOT / readme["file"]).read_text(encoding="utf-8")
+    # Links that work on PyPI: absolute, never into a docs/ folder a pip user does not have.
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert links and all(link.startswith("https://") for link in links), links
+    assert "./run" not in text
+    assert (ROOT / "src" / "wpfprobe" / "examples" / "greeter.py").is_file()

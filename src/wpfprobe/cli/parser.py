@@ -57,12 +57,34 @@ def build_parser() -> argparse.ArgumentParser:
     _add_props(commands)
     _add_screenshot(commands)
     _add_attach_commands(commands)
+    from wpfprobe.cli.demo import add_demo  # noqa: PLC0415
     from wpfprobe.cli.newcomers import add_init  # noqa: PLC0415
     from wpfprobe.cli.testing import add_commands as add_testing  # noqa: PLC0415
 
     add_testing(commands)
     add_init(commands)
+    add_demo(commands)
+    _add_help(commands)
     return parser
+
+
+_HELP_TOPICS = {"locators": "the locator grammar: how to name elements"}
+
+
+def _add_help(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    topics = ", ".join(f"{k} ({v})" for k, v in _HELP_TOPICS.items())
+    help_ = commands.add_parser(
+        "help", help="reference pages that ship with wpfprobe", description=f"Topics: {topics}."
+    )
+    help_.add_argument("topic", choices=sorted(_HELP_TOPICS), metavar="TOPIC", help=", ".join(sorted(_HELP_TOPICS)))
+    help_.set_defaults(handler=_help)
+
+
+def _help(args: argparse.Namespace) -> int:
+    from wpfprobe.engine.locators import GRAMMAR  # noqa: PLC0415 - text only: parsing loads no CLR
+
+    sys.stdout.write(GRAMMAR)
+    return EXIT_OK
 
 
 def _add_audit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
