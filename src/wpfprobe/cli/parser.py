@@ -41,29 +41,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wpfprobe",
         description="The command line of wpfprobe, the in-process UI probe for pythonnet WPF and WinForms apps.",
+        epilog="New here? `wpfprobe demo` runs an example app with the probe inside; `wpfprobe init app.py` sets "
+        "up testing for yours; `wpfprobe help locators` says how to name elements.",
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"wpfprobe {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    _add_audit(commands)
-    _add_run(commands)
-    _add_launch(commands)
-    _add_profiles(commands)
-    _add_mcp(commands)
-    _add_ls(commands)
-    _add_stop(commands)
-    _add_tree(commands)
-    _add_find(commands)
-    _add_props(commands)
-    _add_screenshot(commands)
-    _add_attach_commands(commands)
     from wpfprobe.cli.demo import add_demo  # noqa: PLC0415
     from wpfprobe.cli.newcomers import add_init  # noqa: PLC0415
     from wpfprobe.cli.testing import add_commands as add_testing  # noqa: PLC0415
 
-    add_testing(commands)
-    add_init(commands)
+    # In the order a newcomer meets them: try it, set up an app, run and look at apps, test, the rest.
     add_demo(commands)
+    add_init(commands)
+    _add_run(commands)
+    _add_launch(commands)
+    _add_stop(commands)
+    _add_ls(commands)
+    _add_tree(commands)
+    _add_find(commands)
+    _add_props(commands)
+    _add_screenshot(commands)
+    _add_mcp(commands)
+    _add_profiles(commands)
+    add_testing(commands)
+    _add_attach_commands(commands)
+    _add_audit(commands)
     _add_help(commands)
     return parser
 

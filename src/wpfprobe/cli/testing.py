@@ -238,6 +238,7 @@ def _scenario_run(args: argparse.Namespace) -> int:
                     print(result.line())
                     if result.ticket:
                         print(f"  ticket: {result.ticket}")
+                        print(f"  replay: wpfprobe replay {Path(result.ticket) / 'repro.actions.json'}")
     except ProbeError as err:
         return _usage(err.message + (f"\nhint: {err.suggestion}" if err.suggestion else ""))
     summary = RunSummary(
@@ -313,7 +314,7 @@ def _print_explore(report: Any) -> None:
             f"{report.launches} launches; coverage: {c['windows']} windows, {c['elementsActedOn']} of "
             f"{c['elementsSeen']} elements acted on, {c['states']} states"
         )
-        print(f"{len(report.failures)} distinct failures")
+        print(_count(len(report.failures), "distinct failure"))
         for f in report.failures:
             rate = f", reproduced {f.repro_rate}" if f.repro_rate else ""
             size = f", {f.steps} -> {f.minimized_steps} steps" if f.minimized_steps is not None else ""
