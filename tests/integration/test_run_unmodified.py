@@ -244,11 +244,12 @@ def test_profiles_are_saved_listed_launched_and_removed_from_the_command_line(
                 "--", sys.executable, SCRIPT, str(control))  # fmt: skip
     assert added.returncode == 0, added.stderr
     listed = json.loads(cli("profiles", "list", "--json").stdout)
-    assert listed == [{"name": "plain-app", "command": [sys.executable, SCRIPT, str(control)], "cwd": str(HERE),
+    # The script as it runs from anywhere: relative to the profile's --cwd, made absolute.
+    assert listed == [{"name": "plain-app", "command": [sys.executable, str(HERE / SCRIPT), str(control)], "cwd": str(HERE),
                        "allow": "interact", "allowActions": [], "confirmDestructive": False,
                        "env": ["PLAIN_SECRET"]}]  # fmt: skip
     assert "s3cr3t" not in cli("profiles", "list").stdout
-    again = cli("profiles", "add", "plain-app", "--", sys.executable, SCRIPT)
+    again = cli("profiles", "add", "plain-app", "--", sys.executable, str(HERE / SCRIPT))
     assert again.returncode == 2 and "--replace" in again.stderr
     launched = cli("launch", "--profile", "plain-app", "--json")
     assert launched.returncode == 0, launched.stderr

@@ -418,8 +418,6 @@ def _profiles_list(args: argparse.Namespace) -> int:
 
 
 def _profiles_add(args: argparse.Namespace) -> int:
-    import os  # noqa: PLC0415
-
     from wpfprobe.apps.profiles import add_profile, new_profile  # noqa: PLC0415
     from wpfprobe.core.errors import InvalidArgumentError  # noqa: PLC0415
 
@@ -436,9 +434,7 @@ def _profiles_add(args: argparse.Namespace) -> int:
             return _usage_error(f"--env takes KEY=VALUE, got {item!r}")
         env[key] = value
     try:
-        # A command runs where it was typed, from wherever it is launched later (as `wpfprobe init` saves it).
-        cwd = args.cwd if args.cwd is not None or not command else os.getcwd()
-        profile = new_profile(args.name, command, cwd=cwd, allow=args.allow, env=env, attach=attach or None)
+        profile = new_profile(args.name, command, cwd=args.cwd, allow=args.allow, env=env, attach=attach or None)
         path = add_profile(profile, replace=args.replace)
     except InvalidArgumentError as err:
         return _usage_error(_explain(err))
