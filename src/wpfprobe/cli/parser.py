@@ -27,7 +27,8 @@ exit status:
   2  usage error, or the log or key could not be read: nothing was verified
 
 The key protects against anyone who cannot read it: whoever can read the key
-file can write a log that verifies. See docs/audit.md.
+file can write a log that verifies. See
+https://github.com/wpfprobe/wpfprobe/blob/main/docs/audit.md
 """
 
 
@@ -608,7 +609,8 @@ The app keeps running as it was: the probe starts inside it on threads of its ow
 token is made inside the app and never printed. Attaching twice answers with the
 same app id. Linux: Python 3.10-3.13 is entered with gdb (apt-get install gdb),
 3.14 and later with sys.remote_exec. A Mono app must run with
-MONO_THREADS_SUSPEND=preemptive. See docs/attach.md.
+MONO_THREADS_SUSPEND=preemptive. See
+https://github.com/wpfprobe/wpfprobe/blob/main/docs/attach.md
 
 exit status:
   0  attached (or a probe was already inside): appId, pid and url printed

@@ -114,7 +114,12 @@ def _add_explore(commands: Commands) -> None:
     explore.add_argument("--seed", type=int, metavar="N", help="the seed (default: random; always printed)")
     explore.add_argument("--max-steps", type=int, default=200, metavar="N", help="at most N actions (200)")
     explore.add_argument("--time", type=float, metavar="S", help="stop exploring after S seconds")
-    explore.add_argument("--config", type=Path, metavar="FILE", help="weights, invariants, policy (docs/testing.md)")
+    explore.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="weights, invariants, policy (https://github.com/wpfprobe/wpfprobe/blob/main/docs/testing.md#exploration)",
+    )
     _artifacts(explore)
     explore.add_argument("--json", action="store_true", help="print one JSON object")
     explore.add_argument("--dry-run", action="store_true", help="list what the safety policy blocks, take no action")

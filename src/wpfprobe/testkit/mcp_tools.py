@@ -282,7 +282,7 @@ def broker_tools(artifacts: Path) -> list[BrokerTool]:
             tool(
                 RUN_SCENARIO,
                 "Run scenario",
-                "Run a scenario file (YAML/JSON steps with expectations, docs/testing.md): on a fresh app from a "
+                "Run a scenario file (YAML/JSON steps with expectations, https://github.com/wpfprobe/wpfprobe/blob/main/docs/testing.md): on a fresh app from a "
                 "profile (profile, or the scenario's target), else on the running app named by app. Answers "
                 "passed, the failures (expected and actual) and the ticket written for a failure.",
                 RunScenarioArgs,
