@@ -195,6 +195,19 @@ class LaunchedApp:
             self.log_path.unlink()
 
 
+def wait_pid_exit(pid: int, timeout: float) -> bool:
+    """Wait for a process that is not our child to end: True once it has (or never was)."""
+    import psutil  # noqa: PLC0415
+
+    try:
+        psutil.Process(pid).wait(timeout)
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.TimeoutExpired:
+        return False
+    return True
+
+
 @dataclass
 class AttachedApp:
     """An app that was already running, attached to (a profile's ``attach``); ``stop`` leaves it
@@ -211,15 +224,7 @@ class AttachedApp:
         return self.pid is not None and psutil.pid_exists(self.pid)
 
     def wait_exit(self, timeout: float) -> bool:
-        import psutil  # noqa: PLC0415
-
-        try:
-            psutil.Process(self.pid).wait(timeout)
-        except psutil.NoSuchProcess:
-            return True
-        except psutil.TimeoutExpired:
-            return False
-        return True
+        return self.pid is None or wait_pid_exit(self.pid, timeout)
 
     def exit_code(self) -> int | None:
         return None  # not our child: its status is its parent's to read

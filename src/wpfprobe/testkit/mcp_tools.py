@@ -36,7 +36,7 @@ from wpfprobe.core.trace import load_trace
 from wpfprobe.testkit import oracles
 from wpfprobe.testkit.codegen import Recording, generate
 from wpfprobe.testkit.connection import CallOutcome, outcome_from_result
-from wpfprobe.testkit.launcher import ProcessFactory, check_target, needed_tier
+from wpfprobe.testkit.launcher import ProcessFactory, check_target, needed_tier, wait_pid_exit
 from wpfprobe.testkit.scenario import ScenarioError, load_scenario
 from wpfprobe.testkit.scenario_run import ScenarioResult, run_scenario
 from wpfprobe.testkit.tickets import write_ticket
@@ -160,15 +160,7 @@ class _LiveApp:
         return psutil.pid_exists(self.pid)
 
     def wait_exit(self, timeout: float) -> bool:
-        import psutil  # noqa: PLC0415
-
-        try:
-            psutil.Process(self.pid).wait(timeout)
-        except psutil.NoSuchProcess:
-            return True
-        except psutil.TimeoutExpired:
-            return False
-        return True
+        return wait_pid_exit(self.pid, timeout)
 
     def exit_code(self) -> int | None:
         return None
