@@ -45,3 +45,14 @@ def test_mypy_strict_finds_nothing_in_src() -> None:
     # The configuration (strict, the CLR namespaces without stubs) is pyproject.toml's.
     result = _run(_tool("mypy"), "--no-incremental", "--cache-dir", os.devnull)
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
+
+
+def test_no_two_test_modules_share_a_name() -> None:
+    """The suite's folders are not packages, so pytest imports each test module by its bare
+    name: two of the same name stop the whole run at collection, which a run of one folder
+    never shows (tests/unit/test_first_hour.py and tests/integration/test_first_hour.py did)."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if "node_modules" not in path.parts:
+            seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
