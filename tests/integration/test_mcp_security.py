@@ -437,6 +437,8 @@ def test_start_stop_and_app_exit_in_a_process_of_their_own(tmp_path: Path) -> No
     assert first["token"] != again["token"], "every start draws a fresh token"
     assert facts["secondStart"] == "INVALID_ARGUMENT", "a second start while one runs raises"
     assert facts["firstStopped"] == {"running": False, "manifestExists": False, "urlRefused": True}
+    # stop() leaves no thread of the probe's behind: the server's, the ending thread, the UI poster.
+    assert facts["probeThreadsAfterStop"] == [], facts["probeThreadsAfterStop"]
     assert facts["afterAppExit"] == {"running": False, "manifestExists": False, "urlRefused": True}
     assert facts["sessionsLeft"] == []
     assert first["token"] not in done.stderr and again["token"] not in done.stderr, "no token in the log"

@@ -172,6 +172,19 @@ def test_malformed_cursor_is_invalid_argument(fake: Harness, bad: str) -> None:
         fake.engine.children(big_list_id(fake), cursor=bad)
 
 
+@pytest.mark.parametrize(
+    "bad", ["a.\u00b2", "\U0005f583.\u00b2", "\ud800.x", "x.\udfff", "é" * 20 + ".0000000000000000"]
+)
+def test_a_cursor_with_non_ascii_characters_is_invalid_argument(fake: Harness, bad: str) -> None:
+    """Found by the MCP fuzzer (issue 18): a signature part with a non-ASCII character made the HMAC
+    comparison raise TypeError, an INTERNAL error with a traceback on the app's stderr; a lone surrogate
+    in the body failed its encoding the same way."""
+    with pytest.raises(InvalidArgumentError):
+        fake.engine.children(big_list_id(fake), cursor=bad)
+    with pytest.raises(InvalidArgumentError):
+        fake.engine.properties(Target(node_id=big_list_id(fake)), cursor=bad)
+
+
 def test_cursor_from_another_engine_is_invalid_argument() -> None:
     with harness() as a, harness() as b:
         cursor = a.engine.children(big_list_id(a), take=10).next_cursor

@@ -99,12 +99,40 @@ def test_a_bad_level_is_refused() -> None:
         _logging.configure(level="LOUD")
 
 
-def test_importing_wpfprobe_installs_no_handler() -> None:
+def test_importing_wpfprobe_installs_only_a_null_handler() -> None:
     import subprocess
 
-    code = "import logging, wpfprobe, wpfprobe.mcp.toolserver; print(len(logging.getLogger('wpfprobe').handlers))"
+    code = (
+        "import logging, wpfprobe, wpfprobe.mcp.toolserver; "
+        "print([type(h).__name__ for h in logging.getLogger('wpfprobe').handlers])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-    assert out.stdout.strip() == "0" and out.stderr == ""
+    assert out.stdout.strip() == "['NullHandler']" and out.stderr == ""
+
+
+def test_a_probe_warning_in_an_app_with_no_logging_set_up_prints_nothing() -> None:
+    """Python's last-resort handler printed a probe's warnings (a failed tool's traceback) on the
+    stderr of an app that configured no logging: the app must hear nothing of the probe."""
+    import subprocess
+
+    code = (
+        "import logging, wpfprobe; "
+        "logging.getLogger('wpfprobe.server').warning('tool failed', exc_info=RuntimeError('x')); "
+        "logging.getLogger('wpfprobe.clr').error('walk could not be compiled')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stderr == "" and out.stdout == ""
+
+
+def test_an_app_that_configured_logging_still_gets_the_probes_records() -> None:
+    import subprocess
+
+    code = (
+        "import logging, sys; logging.basicConfig(stream=sys.stdout, format='%(name)s %(message)s'); "
+        "import wpfprobe; logging.getLogger('wpfprobe.server').warning('tool failed')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "wpfprobe.server tool failed" and out.stderr == ""
 
 
 def test_a_tool_call_record_has_name_outcome_and_duration_but_no_argument_value(tmp_path: Path) -> None:

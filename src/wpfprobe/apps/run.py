@@ -51,6 +51,8 @@ def run_script(
     *,
     allow: Tier = "read",
     name: str | None = None,
+    port: int = 0,
+    token: str | None = None,
 ) -> int:
     """Run ``script`` as ``__main__`` with the probe attached; returns its exit status.
 
@@ -64,7 +66,7 @@ def run_script(
     except OSError as exc:
         raise ScriptNotFoundError(f"can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}") from None
     # Compiled before the app runs, so a syntax error is reported as python reports it.
-    watcher = _Watcher(allow=allow, name=name or Path(script).stem)
+    watcher = _Watcher(allow=allow, name=name or Path(script).stem, port=port, token=token)
     # Mono's default thread-suspend mode can deadlock pythonnet calls from two threads
     # (the probe's and the UI's) during a garbage collection; Mono reads this when the
     # app loads it, and an app that chose a mode keeps its own.
@@ -90,6 +92,11 @@ def run_script(
     except SyntaxError:
         _print_uncaught(path)
         return 1
+    from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415 - standard library only: loads nothing of the app's
+
+    # Ctrl+C and SIGTERM end the app cleanly, where the app leaves them at their defaults
+    # (it may still set its own: then they are its own); see mcp/ending.py.
+    ENDING.serve_for_good()
     watcher.start()
     try:
         exec(code, main.__dict__)
@@ -117,9 +124,11 @@ def _print_uncaught(path: str) -> None:
 class _Watcher:
     """Starts the probe once the UI is up; never touches the UI thread while it waits."""
 
-    def __init__(self, *, allow: Tier, name: str) -> None:
+    def __init__(self, *, allow: Tier, name: str, port: int = 0, token: str | None = None) -> None:
         self._allow: Tier = allow
         self._name = name
+        self._port = port
+        self._token = token
         self._thread = threading.Thread(target=self._loop, name="wpfprobe-run-watcher", daemon=True)
         self._done = threading.Event()
         self._exit_hook = False
@@ -172,13 +181,19 @@ class _Watcher:
                 self._done.wait(RETRY_SECONDS)
 
     def _start(self, app: object) -> bool:
-        from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
+        from wpfprobe.core.errors import InvalidArgumentError, ProbeError  # noqa: PLC0415
         from wpfprobe.mcp import server as _server  # noqa: PLC0415
 
         try:
-            handle = _server.start(app, allow=self._allow, name=self._name)
+            handle = _server.start(app, allow=self._allow, name=self._name, port=self._port, token=self._token)
         except _server.AlreadyStartedError:
             return True  # the app started its own meanwhile
+        except InvalidArgumentError as err:
+            # The port is taken (or the token refused): trying again changes nothing. Said once,
+            # and the app runs on without a probe.
+            log.warning("probe not started: %s", err.message, extra={"app": self._name, "outcome": err.code})
+            self._done.set()
+            return True
         except ProbeError as err:
             log.info("probe not started yet", extra={"app": self._name, "outcome": err.code})
             return False

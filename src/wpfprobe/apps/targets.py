@@ -19,12 +19,12 @@ titles, command line); it never talks to an app.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError, ProbeError
+from wpfprobe.core.patterns import PatternError, compile_pattern
 from wpfprobe.mcp.manifest import Manifest
 
 _PREFIXES = ("pid:", "process:", "title:", "script:")
@@ -157,10 +157,10 @@ def _by_title(pattern: str, candidates: Sequence[Candidate]) -> list[Candidate]:
             "title: needs a regular expression.", suggestion="Write title:REGEX, e.g. title:^Orders"
         )
     try:
-        regex = re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
+        regex = compile_pattern(pattern, "i")
+    except PatternError as exc:
         raise InvalidArgumentError(
-            f"title:{pattern} is not a valid regular expression ({exc}).",
+            f"title:{pattern} is not a valid regular expression ({exc.reason}).",
             suggestion="Fix the regular expression, or use a plain substring of the title.",
         ) from None
     return [c for c in candidates if any(regex.search(t) for t in c.titles)]

@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_profiles(commands)
     _add_mcp(commands)
     _add_ls(commands)
+    _add_stop(commands)
     _add_tree(commands)
     _add_find(commands)
     _add_props(commands)
@@ -135,12 +136,15 @@ def _audit_verify(args: argparse.Namespace) -> int:
 
 _RUN_EPILOG = """\
 exit status: the app's own, as `python SCRIPT ARGS` would give it (an uncaught
-exception: 1); 2 if the script cannot be read.
+exception: 1; Ctrl+C: 130); 2 if the script cannot be read or an option is wrong.
 
 The probe starts once the app has loaded a CLR and shown its UI, listens on
-127.0.0.1 and writes its discovery manifest to $WPFPROBE_HOME/sessions; it
-prints nothing on stdout. Its own messages are JSON lines on stderr (or
---log-file) at --log-level (default $WPFPROBE_LOG_LEVEL, else WARNING).
+127.0.0.1 (--port, else a free port) and writes its discovery manifest to
+$WPFPROBE_HOME/sessions; it prints nothing on stdout. Its own messages are JSON
+lines on stderr (or --log-file) at --log-level (default $WPFPROBE_LOG_LEVEL,
+else WARNING). Ctrl+C closes the app's UI and ends it as KeyboardInterrupt
+would; SIGTERM ends it at once with its manifest removed (where the app leaves
+those signals to Python); `wpfprobe stop` closes it as its user would.
 """
 
 _LAUNCH_EPILOG = """\
@@ -169,6 +173,20 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument(
         "--record", type=Path, metavar="DIR",
         help="record every action an agent takes as replayable steps: DIR/<session>/steps.jsonl",
+    )  # fmt: skip
+    run.add_argument(
+        "--port", type=int, default=0, metavar="N",
+        help="listen on 127.0.0.1:N (default: a free port), for a client registered with a fixed URL",
+    )  # fmt: skip
+    token = run.add_mutually_exclusive_group()
+    token.add_argument(
+        "--token-env", metavar="VAR",
+        help="the bearer token is in environment variable VAR (removed from the app's environment); "
+        "at least 32 characters",
+    )  # fmt: skip
+    token.add_argument(
+        "--token", metavar="TOKEN",
+        help="the bearer token itself; other users of this machine may see a command line: prefer --token-env",
     )  # fmt: skip
     run.add_argument("script", metavar="SCRIPT", help="the app's .py script")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the app's own arguments")
@@ -204,8 +222,22 @@ def _run(args: argparse.Namespace) -> int:
 
         # The probe reads its settings from the environment when the app's UI comes up.
         os.environ["WPFPROBE_RECORD"] = str(args.record.resolve())
+    if not 0 <= args.port <= 65535:
+        return _usage_error(f"--port must be from 0 to 65535, got {args.port}")
+    token = args.token
+    if args.token_env is not None:
+        import os  # noqa: PLC0415
+
+        # Out of the app's environment, so the processes it starts do not inherit it.
+        token = os.environ.pop(args.token_env, None)
+        if token is None:
+            return _usage_error(f"--token-env {args.token_env}: no such environment variable")
+    if token is not None and len(token) < 32:
+        return _usage_error(
+            "the token must be at least 32 characters (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
     try:
-        return run_script(args.script, args.args, allow=args.allow, name=args.name)
+        return run_script(args.script, args.args, allow=args.allow, name=args.name, port=args.port, token=token)
     except ScriptNotFoundError as exc:
         return _usage_error(str(exc))
 
@@ -448,6 +480,35 @@ def _add_ls(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     ls.add_argument("--json", action="store_true", help="print a JSON list")
     ls.set_defaults(handler=_cli_handler("ls"))
+
+
+_STOP_EPILOG = """\
+APP names a running app as for `wpfprobe tree` (leave it out when exactly one runs).
+
+The app is asked to close as its user would (its closing events run, and its own
+code after its UI), through its probe; if it is still running after --timeout
+seconds, it gets SIGTERM (Windows: it is terminated), which its probe answers by
+removing its manifest and ending at once. Then this waits until the process is gone
+and its manifest removed.
+
+exit status:
+  0  the app has ended and its manifest is gone
+  1  the app is still running after both waits
+  2  usage error
+  3  no such app, or several apps match APP (the running apps are listed)
+"""
+
+
+def _add_stop(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    stop = commands.add_parser(
+        "stop", help="end a running app cleanly", description="Close a running app, as its user would, and wait until it is gone.",
+        epilog=_STOP_EPILOG, formatter_class=_Formatter,
+    )  # fmt: skip
+    stop.add_argument("app", nargs="?", metavar="APP", help="which app (optional when one runs)")
+    stop.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for it to close before SIGTERM (10)"
+    )
+    stop.set_defaults(handler=_cli_handler("stop"))
 
 
 def _add_tree(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

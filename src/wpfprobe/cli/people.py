@@ -336,3 +336,29 @@ def _attach_tools(tier: str) -> list[Any]:
 
     made = attach_tool(tier)  # type: ignore[arg-type]
     return [] if made is None else [BrokerTool(tool=made[0], call=made[1])]
+
+
+def stop(args: argparse.Namespace) -> int:
+    """Ask the app to close, SIGTERM it after --timeout, wait until it and its manifest are gone."""
+    from wpfprobe.apps.stop import StillRunningError, stop_app  # noqa: PLC0415
+
+    if args.timeout < 0:
+        print("wpfprobe: error: --timeout must be 0 or more seconds", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        manifest = choose_app(args.app)
+    except ProbeError as err:
+        _print_error(err)
+        return _exit_for(err.code)
+    shown = shown_ids([manifest]).get(manifest.app_id, manifest.app_id)
+    try:
+        with progress(f"stopping {manifest.app_name}"):
+            stopped = stop_app(manifest, timeout=args.timeout)
+    except StillRunningError as exc:
+        print(f"wpfprobe: {exc}", file=sys.stderr)
+        print(f"hint: kill -9 {manifest.pid} ends it without a word (its manifest is removed by the next `wpfprobe ls`)",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
+    how = "closed" if stopped.how == "closed" else f"did not close within {args.timeout:g} s: terminated"
+    print(f"stopped {shown} (pid {manifest.pid}): {how}, in {stopped.seconds:.1f} s")
+    return EXIT_OK

@@ -568,7 +568,16 @@ class ToolkitAdapter(Protocol):
         """
 
     def on_ui_exit(self, callback: Any) -> None:
-        """Call ``callback`` (on the UI thread, once) when the UI thread's loop ends."""
+        """Call ``callback`` (on the UI thread, once) when the UI thread's loop ends.
+
+        ``callback`` must return at once: it never starts a thread or waits."""
+
+    def request_close(self, then: Any = None) -> None:
+        """Ask the app to end as its user closing it would (WinForms ``Application.Exit``,
+        WPF ``Application.Shutdown``): the app's closing events run and may refuse.
+
+        ``then``: a builtin (a function written in C), called from .NET once the loop has
+        ended, after every handler of its end the probe added, with no Python frame between."""
 
     # -- why is my UI wrong ---------------------------------------------------
 

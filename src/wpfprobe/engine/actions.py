@@ -50,6 +50,7 @@ from wpfprobe.core.models import (
     WaitResult,
     Window,
 )
+from wpfprobe.core.patterns import compile_pattern
 from wpfprobe.core.protocol import ActionKind, Blocker, InputMode, MouseButton, PlainValue
 from wpfprobe.core.redaction import REDACTED
 from wpfprobe.core.trace import redact_args
@@ -667,12 +668,7 @@ def _condition_test(
             raise InvalidArgumentError(
                 "textMatches needs value, a regular expression.", suggestion='e.g. value="^Saved"'
             )
-        try:
-            pattern = re.compile(value)
-        except re.error as exc:
-            raise InvalidArgumentError(
-                f"value is not a valid regular expression: {exc}", suggestion="Fix the pattern (Python re syntax)."
-            ) from None
+        pattern = compile_pattern(value)
 
     def test(h: Hop, target: Target) -> tuple[bool, PlainValue, dict[str, Any] | None]:
         if condition in ("exists", "gone"):
@@ -704,7 +700,7 @@ def _condition_test(
                     "The element's text is a secret; the probe does not match it.",
                     suggestion="Wait on another element or condition.",
                 )
-            ok = observed is not None and pattern.search(str(observed)) is not None
+            ok = observed is not None and pattern.search(str(observed))
         else:
             assert prop is not None
             found_prop = h.adapter.find_property(el, prop)

@@ -57,7 +57,9 @@ class CursorStore:
 
     def decode(self, cursor: str, *, kind: str, scope: str) -> tuple[int, int]:
         """(snapshot id, offset) of a cursor, checked against the query it belongs to."""
-        if not isinstance(cursor, str) or "." not in cursor or len(cursor) > 512:
+        # Every cursor made here is ASCII; anything else would reach the HMAC comparison (which raises
+        # TypeError for non-ASCII str) or the body's encoding (a lone surrogate) as a crash, not a refusal.
+        if not isinstance(cursor, str) or "." not in cursor or len(cursor) > 512 or not cursor.isascii():
             raise _malformed()
         body, _, sig = cursor.rpartition(".")
         if not hmac.compare_digest(sig, self._sign(body)):

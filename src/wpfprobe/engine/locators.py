@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from wpfprobe.core.errors import InvalidArgumentError
+from wpfprobe.core.patterns import Pattern, PatternError, compile_pattern, escape
 
 MAX_LOCATOR_LENGTH = 2000
 #: Evaluates the locator after it in the logical tree (also the form of the paths built there).
@@ -35,7 +36,7 @@ class AttrTest:
     name: str
     op: Op
     value: str | None = None
-    pattern: re.Pattern[str] | None = None
+    pattern: Pattern | None = None
     ignore_case: bool = False
 
 
@@ -124,8 +125,9 @@ def _menu_path(path: str) -> Selector:
         )
     steps: list[tuple[Literal["", ">", " "], Compound]] = []
     for i, seg in enumerate(segments):
-        letters = "".join(f"[&_]?{re.escape(ch)}" for ch in seg)
-        pattern = re.compile(f"^{letters}$", re.IGNORECASE)
+        letters = "".join(f"[&_]?{escape(ch)}" for ch in seg)
+        # Built from escaped text, so longer than a client's pattern may be (and linear all the same).
+        pattern = compile_pattern(f"^{letters}$", "i", max_length=16 * MAX_LOCATOR_LENGTH)
         compound = Compound(attrs=(AttrTest("text", "regex", seg, pattern),))
         steps.append(("" if i == 0 else ">", compound))
     return Selector(tuple(steps), tree_type="logical")
@@ -351,7 +353,7 @@ class _Parser:
             self.pos += 1
         raise self.error("unterminated string")
 
-    def parse_regex(self) -> re.Pattern[str]:
+    def parse_regex(self) -> Pattern:
         self.pos += 1  # opening slash
         out: list[str] = []
         while not self.eof():
@@ -368,14 +370,11 @@ class _Parser:
             self.pos += 1
         raise self.error("unterminated /regex/")
 
-    def compile_regex(self, pattern: str, flags: str = "") -> re.Pattern[str]:
-        value = 0
-        for f in flags:
-            value |= {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}[f]
+    def compile_regex(self, pattern: str, flags: str = "") -> Pattern:
         try:
-            return re.compile(pattern, value)
-        except re.error as exc:
-            raise self.error(f"invalid regular expression ({exc})") from None
+            return compile_pattern(pattern, flags)
+        except PatternError as exc:
+            raise self.error(f"invalid regular expression ({exc.reason})") from None
 
     def parse_text_value(self) -> AttrTest:
         c = self.peek()

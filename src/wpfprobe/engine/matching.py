@@ -7,6 +7,7 @@ from typing import Any
 
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.models import PropertyCondition
+from wpfprobe.core.patterns import compile_pattern
 from wpfprobe.core.protocol import PlainValue
 from wpfprobe.engine.locators import AttrTest, Compound
 
@@ -61,7 +62,7 @@ def value_matches(actual: PlainValue | Missing, test: AttrTest) -> bool:
     if test.op == "contains":
         return expected.lower() in text.lower() if test.ignore_case else expected in text
     assert test.pattern is not None
-    return test.pattern.search(text) is not None
+    return test.pattern.search(text)
 
 
 def tests_text(compound: Compound) -> bool:
@@ -113,15 +114,7 @@ def criteria_compound(
         op = {"Equals": "equals", "Contains": "contains", "Regex": "regex"}[cond.operator]
         pattern = None
         if op == "regex":
-            import re  # noqa: PLC0415
-
-            try:
-                pattern = re.compile(cond.value)
-            except re.error as exc:
-                raise InvalidArgumentError(
-                    f"Invalid regular expression {cond.value!r}: {exc}",
-                    suggestion="Fix the pattern (Python re syntax), or use the Equals or Contains operator.",
-                ) from None
+            pattern = compile_pattern(cond.value)
         attrs.append(AttrTest(cond.property, op, cond.value, pattern, ignore_case=op == "contains"))  # type: ignore[arg-type]
     if type_name is None and not attrs:
         return None

@@ -140,6 +140,8 @@ def read_all(directory: Path | None = None, *, clean: bool = True) -> list[Manif
         return []
     found = []
     for path in sorted(directory.glob("*.json")):
+        if path.name.startswith("."):
+            continue  # a manifest being written (write_private_json's temporary file)
         manifest = _read(path)
         if manifest is None:
             continue

@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl
 
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.engine.target import Tier, check_tier
-from wpfprobe.mcp import httpwire
+from wpfprobe.mcp import httpwire, wirelog
 from wpfprobe.mcp.registry import serve_registrations
 from wpfprobe.mcp.starting import Startup
 from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
@@ -50,6 +50,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 Transport = Literal["http", "stdio"]
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
+CLOSE_PATH = "/wpfprobe/close"
+"""POST here, with the bearer token always (``require_token`` aside), asks the app to close as its
+user would (``wpfprobe stop``): not an MCP tool, so no agent's tier grants it."""
 # Query parameters that look like a credential: a token in a URL ends up in logs and history.
 _CREDENTIAL_PARAMS = frozenset(
     {"token", "access_token", "accesstoken", "auth", "authorization", "apikey", "api_key", "key", "bearer"}
@@ -104,6 +107,11 @@ class ProbeHandle:
         made it: waits for that, and raises what stopped it (see ``wait_ready``)."""
         return self._startup.probe()
 
+    def ready_probe(self, timeout: float | None = 0.0) -> Probe | None:
+        """The attached probe, waiting up to ``timeout`` seconds for it; None if it is not attached
+        (yet, or its start failed). Never raises."""
+        return self._startup.ready_probe(timeout)
+
     def wait_ready(self, timeout: float | None = None) -> ProbeHandle:
         """Wait until the probe has attached to the app's UI (``start()`` returns before it does).
 
@@ -145,6 +153,11 @@ class ProbeHandle:
                     _active = None
                     serve_registrations(None)
             self._stopped.set()
+        from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
+        # Outside the lock: the ending thread may be waiting for it (the UI ended as the app
+        # exited), and unwatch waits for that thread to end.
+        ENDING.unwatch(self)
 
     def add_route(self, path: str, app: Any) -> None:
         """Serve the ASGI ``app`` at ``path`` beside the MCP endpoint, behind the same guard
@@ -279,11 +292,17 @@ def start(
         _active = handle
         serve_registrations(handle.add_custom_tool)
     atexit.register(handle.stop)
-    startup.begin(after=lambda probe: _stop_with_ui(handle, probe), on_failure=lambda err: _failed(handle, err))
+    # On this thread (the main thread, where the signal module allows it): Ctrl+C and SIGTERM
+    # end the app cleanly from here on (mcp.ending); the UI's end is hooked once attached.
+    ui_ended = _watch_ending(handle)
+    startup.begin(after=lambda probe: _stop_with_ui(probe, ui_ended), on_failure=lambda err: _failed(handle, err))
     if handle.url is not None and handle.token is not None:
         # Once the socket listens: a client that connects now is queued by the kernel and
-        # answered as soon as the server's thread has the SDK loaded (mcp/starting.py).
-        handle.manifest_path = _write_manifest(startup, url=handle.url, token=handle.token, tier=tier)
+        # answered as soon as the server's thread has the SDK loaded (mcp/starting.py). Under
+        # the stop lock, so a probe that stopped meanwhile (its UI ended) leaves none behind.
+        with handle._stop_lock:
+            if handle.running:
+                handle.manifest_path = _write_manifest(startup, url=handle.url, token=handle.token, tier=tier)
     return handle
 
 
@@ -311,19 +330,30 @@ def active_handle() -> ProbeHandle | None:
         return _active if _active is not None and _active.running else None
 
 
-def _stop_with_ui(handle: ProbeHandle, probe: Probe) -> None:
+def _watch_ending(handle: ProbeHandle) -> Callable[[], None]:
+    """End with the app on Ctrl+C and SIGTERM (``mcp.ending``; on start()'s thread, the main
+    thread for the signals); returns what the UI's exit event calls once it is hooked."""
+    from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
+    ENDING.take_signals()
+    return ENDING.watch(handle)
+
+
+def _stop_with_ui(probe: Probe, ui_ended: Callable[[], None]) -> None:
     """Stop the server once the app's UI thread ends, without ever blocking it (on start()'s
     thread, once the probe is attached)."""
+    from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
     on_exit = getattr(probe.engine.adapter, "on_ui_exit", None)
     if on_exit is None:
         return
 
-    def stop_later() -> None:
-        # Called on the UI thread as it shuts down: hand the work to another thread.
-        threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
+    def hook() -> None:  # on the UI thread
+        on_exit(ui_ended)
+        ENDING.hook_ui_thread()
 
     with contextlib.suppress(Exception):
-        probe.engine.ui.run(lambda: on_exit(stop_later))
+        probe.engine.ui.run(hook)
 
 
 # -- HTTP ---------------------------------------------------------------------
@@ -393,7 +423,9 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
     mcp_app = collections_after_response(mcp_app)
     # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
     routes = handle._routes = _Routes(httpwire.HttpWire(mcp_app, path=MCP_PATH))
-    return Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    guard = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    guard.close_app = lambda: _request_close(handle)
+    return guard
 
 
 def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
@@ -415,6 +447,12 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
     runner.start()
     runner.wait_started()
     return handle
+
+
+def _request_close(handle: ProbeHandle) -> bool:
+    from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
+    return ENDING.request_close(handle)
 
 
 def _write_manifest(startup: Startup, *, url: str, token: str, tier: Tier) -> Path:
@@ -463,6 +501,8 @@ class Guard:
         self._hosts = {h.lower() for h in hosts}
         self._origins = {o.lower() for o in origins}
         self._require_token = require_token
+        #: Set once the server's handle exists: asks the app to close (CLOSE_PATH); False if it cannot.
+        self.close_app: Callable[[], bool] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -488,12 +528,25 @@ class Guard:
                 send, 400, "TOKEN_IN_URL", "Credentials in the URL are refused; send Authorization: Bearer <token>."
             )
             return
-        if self._require_token and not self._authorized(headers.get("authorization", "")):
+        closing = scope.get("path") == CLOSE_PATH
+        if (self._require_token or closing) and not self._authorized(headers.get("authorization", "")):
             await _refuse(
                 send, 401, "UNAUTHORIZED", "Missing or wrong bearer token.", extra=[(b"www-authenticate", b"Bearer")]
             )
             return
+        if closing:
+            await self._close(scope, send)
+            return
         await self.app(scope, receive, send)
+
+    async def _close(self, scope: dict[str, Any], send: Any) -> None:
+        if scope.get("method") != "POST":
+            await _refuse(send, 405, "METHOD_NOT_ALLOWED", "POST asks the app to close.", extra=[(b"allow", b"POST")])
+            return
+        if self.close_app is None or not self.close_app():
+            await _refuse(send, 409, "APP_NOT_AVAILABLE", "This probe is stopping: the app is closing already.")
+            return
+        await _refuse(send, 202, "CLOSING", "The app was asked to close, as its user closing it would.")
 
     def _authorized(self, header: str) -> bool:
         scheme, _, value = header.partition(" ")
@@ -546,7 +599,11 @@ class _Runner:
                 self._server = server
             import asyncio  # noqa: PLC0415 - on this thread: start() does not wait for its import
 
-            asyncio.run(server.serve(sockets=[self._sock]))
+            async def serve() -> None:
+                asyncio.get_running_loop().set_exception_handler(wirelog.loop_exception)
+                await server.serve(sockets=[self._sock])
+
+            asyncio.run(serve())
         except BaseException as exc:
             self._error = exc
             log.warning("the MCP server could not run", exc_info=True)
@@ -609,6 +666,7 @@ class _StdioRunner:
                     return
                 self._loop = asyncio.get_running_loop()
                 self._task = asyncio.current_task()
+            self._loop.set_exception_handler(wirelog.loop_exception)
             await server.run_stdio_async()
 
         try:

@@ -142,6 +142,13 @@ class Startup:
         assert self._probe is not None
         return self._probe
 
+    def ready_probe(self, timeout: float | None = 0.0) -> Probe | None:
+        """The probe once made, waiting up to ``timeout`` seconds; None while it is not, or if
+        the start failed (never raises: for the ending thread and signal handlers)."""
+        if not self._done.wait(timeout) or self._error is not None:
+            return None
+        return self._probe
+
     def engine(self) -> Engine:
         """For a tool call: the engine, waiting for it up to ENGINE_WAIT."""
         return self.probe(ENGINE_WAIT).engine

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 
 SERVER_THREAD_PREFIX = "wpfprobe-mcp"
 """The probe's server threads are named ``wpfprobe-mcp-http`` and ``wpfprobe-mcp-stdio``."""
@@ -65,3 +66,26 @@ def install() -> None:
                 continue
             library.addHandler(_Route(library, propagated=library.propagate))
             library.propagate = False
+
+
+def loop_exception(loop: Any, context: dict[str, Any]) -> None:
+    """The exception handler of the probe's own event loops.
+
+    asyncio's default handler logs to the ``asyncio`` logger, which in an app that
+    configured no logging reaches Python's last-resort handler: the app's stderr. A
+    client can get there on purpose: a HEAD request whose chunked body overflows
+    h11's buffer makes uvicorn's 400 answer raise inside ``data_received`` (uvicorn
+    0.54 writes a body to a HEAD response), and asyncio reports that as a fatal
+    protocol error. The transport is closed either way (the client sees the
+    connection drop); the report is the probe's business, so it goes where the
+    libraries' own records go.
+    """
+    wire = logging.getLogger(WIRE_LOGGER)
+    if not wire.isEnabledFor(logging.DEBUG):
+        return
+    exc = context.get("exception")
+    wire.debug(
+        "event loop: %s",
+        context.get("message", "unhandled exception"),
+        exc_info=(type(exc), exc, exc.__traceback__) if isinstance(exc, BaseException) else None,
+    )

@@ -9,7 +9,6 @@ that is the ticket's Expected and Actual.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from wpfprobe.core.patterns import compile_pattern
 from wpfprobe.testkit import imagediff, snapshots
 from wpfprobe.testkit.connection import CallOutcome
 from wpfprobe.testkit.scenario import Assertion, ScreenshotAssertion, TreeAssertion
@@ -149,7 +149,7 @@ def _evaluate(call: Call, a: Any) -> Checked:
         elif kind == "text_contains":
             ok = a.value in text
         else:
-            ok = re.search(a.value, text) is not None
+            ok = compile_pattern(a.value).search(text)
         return Checked(ok, kind, loc, _expected(a), f"text of {loc} is {shown}")
     if kind == "property_equals":
         value, error = _property(call, loc, a.property)

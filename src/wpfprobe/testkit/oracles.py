@@ -22,6 +22,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.patterns import Pattern, compile_pattern
+
 FailureKind = Literal[
     "crash",
     "exception",
@@ -36,7 +38,7 @@ FailureKind = Literal[
 ]
 
 #: A window title or type that reads as an error report.
-ERROR_DIALOG = re.compile(r"(?i)\b(error|exception|fatal|unhandled|crash(ed)?|failed|failure)\b")
+ERROR_DIALOG = compile_pattern(r"\b(error|exception|fatal|unhandled|crash(ed)?|failed|failure)\b", "i")
 ERROR_DIALOG_TYPES = frozenset({"ThreadExceptionDialog", "ExceptionDialog"})
 
 
@@ -87,12 +89,12 @@ def make(
     )
 
 
-def is_error_dialog(window: Mapping[str, Any], pattern: re.Pattern[str] = ERROR_DIALOG) -> bool:
+def is_error_dialog(window: Mapping[str, Any], pattern: Pattern = ERROR_DIALOG) -> bool:
     kind = str(window.get("type") or "")
     if kind in ERROR_DIALOG_TYPES:
         return True
     title = str(window.get("title") or window.get("text") or "")
-    return bool(title) and pattern.search(title) is not None
+    return bool(title) and pattern.search(title)
 
 
 def dialog_failures(
@@ -100,7 +102,7 @@ def dialog_failures(
     *,
     element: str | None,
     step: int | None,
-    pattern: re.Pattern[str] = ERROR_DIALOG,
+    pattern: Pattern = ERROR_DIALOG,
 ) -> list[Failure]:
     out = []
     for window in windows:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import json
 import operator
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -24,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.patterns import PatternError, compile_pattern
 from wpfprobe.core.trace import ACTIONS
 from wpfprobe.mcp.tools import interact_tools, mutate_tools
 from wpfprobe.testkit.launcher import AppTarget
@@ -71,7 +71,7 @@ class FlagAssertion(_Assertion):
 
 
 class TextAssertion(_Assertion):
-    """text_equals (exact), text_contains (substring), regex (a Python regular expression, searched)."""
+    """text_equals (exact), text_contains (substring), regex (an RE2 regular expression, searched: docs/locators.md)."""
 
     assert_: Literal["text_equals", "text_contains", "regex"] = Field(alias="assert")
     value: str = Field(max_length=10_000)
@@ -80,9 +80,9 @@ class TextAssertion(_Assertion):
     def _pattern(self) -> TextAssertion:
         if self.assert_ == "regex":
             try:
-                re.compile(self.value)
-            except re.error as exc:
-                raise ValueError(f"value is not a valid regular expression: {exc}") from None
+                compile_pattern(self.value)
+            except PatternError as exc:
+                raise ValueError(f"value is not a valid regular expression: {exc.reason}") from None
         return self
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from wpfprobe.core.patterns import Pattern, PatternError, compile_pattern
 from wpfprobe.core.redaction import REDACTED
 
 STRING_KEYS = ("type", "name", "automationId", "text")
@@ -44,25 +45,20 @@ class TemplateError(ValueError):
     pass
 
 
-def compile_value_pattern(text: str) -> re.Pattern[str] | None:
+def compile_value_pattern(text: str) -> Pattern | None:
     """The regex a template value ``/.../flags`` stands for; None for a plain string.
 
-    One small function so the project's bounded matcher can take its place
-    (patterns from a file a person wrote, bounded in length here).
+    Compiled as every pattern from outside is (RE2, bounded: ``core/patterns.py``): a
+    template comes from a file, and a shared one is as untrusted as a client's locator.
     """
     found = _REGEX.match(text)
     if found is None:
         return None
     body, flags = found.groups()
-    if len(body) > MAX_PATTERN:
-        raise TemplateError(f"a pattern is at most {MAX_PATTERN} characters")
-    value = 0
-    for flag in flags:
-        value |= {"i": re.I, "m": re.M, "s": re.S, "x": re.X}[flag]
     try:
-        return re.compile(body, value)
-    except re.error as exc:
-        raise TemplateError(f"{text!r} is not a valid regular expression: {exc}") from None
+        return compile_pattern(body, flags, max_length=MAX_PATTERN)
+    except PatternError as exc:
+        raise TemplateError(f"{text!r} is not a valid regular expression: {exc.reason}") from None
 
 
 def validate(template: Any, where: str = "template", depth: int = 0) -> None:

@@ -14,6 +14,7 @@ import os
 import socket
 import stat
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,9 @@ def main() -> int:
                 "manifestExists": Path(facts["first"]["manifest"]).exists(),
                 "urlRefused": refuses(first.url),
             }
+            facts["probeThreadsAfterStop"] = sorted(
+                t.name for t in threading.enumerate() if t.name.startswith("wpfprobe")
+            )
             again = wpfprobe.start(app.app, name="start-stop")
             facts["again"] = describe(again)
         finally:

@@ -20,15 +20,14 @@ Everything else happens on ``wpfprobe-attach``, which ends too once it has answe
    beside the MCP endpoint, behind the same guard and token: ``wpfprobe detach``.
 
 The app prints nothing: no exception leaves this module, the runtime's suspend-mode
-warning is collected into the answer, and the ``wpfprobe`` logger gets a
-NullHandler (if it has no handler) so that Python's last-resort handler does not
-print its warnings on the app's stderr.
+warning is collected into the answer, and the ``wpfprobe`` logger has the
+NullHandler every import of wpfprobe gives it (``wpfprobe/core/__init__``), so
+Python's last-resort handler does not print its warnings on the app's stderr.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import stat
 import sys
@@ -69,7 +68,6 @@ def _answer(request_path: str) -> dict[str, Any] | None:
     deadline = float(request["deadline"])
     if time.time() > deadline:
         return None  # the attacher has given up: nobody reads an answer
-    _quiet_loggers()
     from wpfprobe.mcp import server as _server  # noqa: PLC0415
 
     running = _server.active_handle()
@@ -122,12 +120,6 @@ def read_request(path: Path) -> dict[str, Any]:
     if not isinstance(data.get("sessionsDir"), str) or not os.path.isabs(data["sessionsDir"]):
         raise ValueError("the request names no sessions directory")
     return data
-
-
-def _quiet_loggers() -> None:
-    logger = logging.getLogger("wpfprobe")
-    if not logger.handlers:
-        logger.addHandler(logging.NullHandler())
 
 
 def _mono_suspend_refusal() -> dict[str, Any] | None:

@@ -21,13 +21,13 @@ restartEvery: 0                         # also restart the app every N steps (0:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.patterns import PatternError, compile_pattern
 from wpfprobe.testkit.scenario import Assertion, ScenarioError, _line_of, _to_python
 
 DEFAULT_WEIGHTS = {"click": 5.0, "type_text": 3.0, "select": 2.0, "toggle": 2.0, "send_keys": 1.0, "scroll": 1.0}
@@ -69,7 +69,10 @@ class OracleConfig(_Model):
     @classmethod
     def _regex(cls, value: str | None) -> str | None:
         if value is not None:
-            re.compile(value)
+            try:
+                compile_pattern(value)
+            except PatternError as exc:
+                raise ValueError(f"not a valid regular expression: {exc.reason}") from None
         return value
 
 
@@ -125,6 +128,4 @@ def load_config(path: str | Path) -> ExploreConfig:
         loc = tuple(first.get("loc", ()))
         where = ".".join(str(p) for p in loc)
         raise ScenarioError(str(file), _line_of(lines, loc), f"{where or 'config'}: {first.get('msg')}") from None
-    except re.error as exc:
-        raise ScenarioError(str(file), None, f"not a valid regular expression: {exc}") from None
     return config

@@ -19,7 +19,6 @@ second.
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.patterns import compile_pattern
 from wpfprobe.core.trace import TraceStep
 from wpfprobe.testkit import assertions, oracles
 from wpfprobe.testkit.artifacts import DEFAULT_ARTIFACTS, SessionDir, new_session_id
@@ -161,7 +161,7 @@ class Explorer:
         self.runner_options = RunnerOptions(
             trees=True, screenshots=self.config.screenshots, binding_errors=oracle.binding_errors,
             hang_seconds=oracle.hang_seconds, trace=options.trace,
-            error_dialog=re.compile(oracle.error_dialog) if oracle.error_dialog else oracles.ERROR_DIALOG,
+            error_dialog=compile_pattern(oracle.error_dialog) if oracle.error_dialog else oracles.ERROR_DIALOG,
         )  # fmt: skip
 
     # -- the loop ---------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wpfprobe.core.patterns import PatternError, compile_pattern
+
 DESTRUCTIVE_WORDS = (
     "delete", "remove", "exit", "quit", "close", "send", "erase", "wipe", "purge", "destroy", "discard",
     "shut down", "shutdown", "uninstall", "format", "log out", "logout", "sign out", "signout", "kill",
@@ -58,8 +60,8 @@ class SafetyPolicy:
         for entry in entries:
             if entry.startswith("text:"):
                 try:
-                    pattern = re.compile(entry[5:], re.IGNORECASE)
-                except re.error:
+                    pattern = compile_pattern(entry[5:], "i")
+                except PatternError:
                     continue
                 for key in ("text", "name", "automationId"):
                     value = node.get(key)

@@ -10,6 +10,7 @@ not have (resources, triggers, behaviors, templates) need no module and are here
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from System.Windows.Forms import Control, Form
@@ -139,6 +140,9 @@ class WinFormsAdapter:
 
     def on_ui_exit(self, callback: Any) -> None:
         ui_loop.on_ui_exit(callback)
+
+    def request_close(self, then: Callable[[], object] | None = None) -> None:
+        ui_loop.request_close(then)
 
     # -- properties --------------------------------------------------------
     def text_property(self, element: Any) -> PropertyDescriptor | None:

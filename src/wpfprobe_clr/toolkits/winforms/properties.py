@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from System import ArgumentException
+from System import ArgumentException, Convert, Enum, Nullable
 from System.ComponentModel import TypeDescriptor
+from System.Globalization import CultureInfo
 from System.Reflection import TargetInvocationException
 from System.Windows.Forms import ButtonBase, Control, GroupBox, Label, ToolStripItem
 
@@ -27,7 +28,7 @@ from wpfprobe_clr._build import build_value, enum_spec_of
 from wpfprobe_clr._values import to_plain, type_full_name
 from wpfprobe_clr.net.derived import call, has_member, is_a
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
-from wpfprobe_clr.toolkits.winforms import items
+from wpfprobe_clr.toolkits.winforms import items, limits
 from wpfprobe_clr.toolkits.winforms.bindings import binding_errors, binding_for
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu, is_password_box
 from wpfprobe_clr.toolkits.winforms.values import plain
@@ -138,7 +139,9 @@ def set_value(element: Any, prop: PropertyDescriptor, value: Converted) -> None:
         pd = call(TypeDescriptor, "GetProperties", element).Find(prop.name, True)
     if pd is None or isinstance(pd, items.Fact) or pd.IsReadOnly:
         raise PropertyReadOnlyError(f"{prop.name} is read-only.", suggestion="Set a writable property instead.")
+    limits.check_value(prop, value)
     built = build_value(value, pd.PropertyType)
+    previous = _net_value(call(pd, "GetValue", element), pd.PropertyType)
     try:
         call(pd, "SetValue", element, built)
     except (ArgumentException, TargetInvocationException) as exc:
@@ -148,6 +151,22 @@ def set_value(element: Any, prop: PropertyDescriptor, value: Converted) -> None:
         raise conversion_error(
             prop.type_name, "the property refused the value", toolkit="winforms", property_name=prop.name
         ) from None
+    grown = limits.oversized()
+    if grown is not None:
+        # Still inside the hop: no paint has seen the size yet.
+        call(pd, "SetValue", element, previous)
+        raise limits.grown_error(prop, grown)
+
+
+def _net_value(value: Any, declared: Any) -> Any:
+    """``value`` as read back through pythonnet, made a .NET value of ``declared`` again: a number came
+    back as a Python int or float, which a descriptor's SetValue(object) would not take."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    underlying = Nullable.GetUnderlyingType(declared) or declared
+    if underlying.IsEnum:
+        return Enum.ToObject(underlying, value)
+    return Convert.ChangeType(value, underlying, CultureInfo.InvariantCulture)
 
 
 def _fact_descriptor(fact: items.Fact) -> PropertyDescriptor:

@@ -4,7 +4,9 @@ WinForms has no dispatcher object: a call reaches the UI thread through a
 control's BeginInvoke. The app's forms may close while the thread goes on, so
 the probe makes a hidden control of its own on that thread, which lives as long
 as the message loop. When the loop ends (Application.ThreadExit on that
-thread), the probe is told, so calls waiting for it fail at once.
+thread), the probe is told, so calls waiting for it fail at once. The handler
+is taken off again as the process exits (``_exit``), before pythonnet shuts
+down: a Python handler must not run while it does.
 
 ``wpfprobe.start()`` uses this module on the app's thread before it returns
 (finding the form, and the hidden control when the caller is the UI thread),
@@ -13,6 +15,7 @@ so it imports a handful of types and none of the adapter.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import clr
@@ -21,6 +24,7 @@ from System.Threading import Thread
 from System.Windows.Forms import Application, Control
 
 from wpfprobe.core.errors import AppNotAvailableError
+from wpfprobe_clr import _exit
 from wpfprobe_clr._ui_thread import UiThread
 
 #: What pythonnet makes every Python-defined .NET type implement (``net.bridge`` has the same).
@@ -111,15 +115,40 @@ def marshal_control(form: Any, timeout: float, made: Marshal | None = None) -> M
 
 
 def on_ui_exit(callback: Any) -> None:
-    """Call ``callback`` once when the calling (UI) thread's message loop ends."""
+    """Call ``callback`` once when the calling (UI) thread's message loop ends.
+
+    ``callback`` runs on the UI thread as its loop ends: it must return at once,
+    and never start a thread or wait (see ``wpfprobe.mcp.ending``).
+    """
     ui_thread = Thread.CurrentThread
     fired: list[bool] = []
 
     def on_thread_exit(sender: Any, args: Any) -> None:
         # ThreadExit is raised on every thread whose message loop ends: only ours counts.
-        if fired or not Object.ReferenceEquals(Thread.CurrentThread, ui_thread):
+        if fired or _exit.exiting or not Object.ReferenceEquals(Thread.CurrentThread, ui_thread):
             return
         fired.append(True)
         callback()
 
     Application.ThreadExit += on_thread_exit
+
+    def unhook() -> None:
+        Application.ThreadExit -= on_thread_exit
+
+    _exit.on_exit(unhook)
+
+
+def request_close(then: Callable[[], object] | None = None) -> None:
+    """Ask the app to end, as a user closing its windows would (on the UI thread).
+
+    Application.Exit raises each open form's FormClosing (CloseReason.ApplicationExitCall),
+    so the app may save its work or refuse (then nothing closes), closes the forms and
+    ends the message loops, so Application.Run returns into the app's own code. ``then``,
+    a builtin, is called from .NET once this thread's loop has ended (``_after_loop``).
+    """
+    if then is not None:
+        # Compiles an expression: imported only when an app is asked to end.
+        from wpfprobe_clr.toolkits._after_loop import native_handler  # noqa: PLC0415
+
+        Application.ThreadExit += native_handler(then, only_on=Thread.CurrentThread)
+    Application.Exit()

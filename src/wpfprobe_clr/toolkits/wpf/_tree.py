@@ -19,6 +19,7 @@ from System import Object, Type
 
 from wpfprobe.core.errors import ClrUnavailableError, InvalidArgumentError
 from wpfprobe.core.protocol import Bounds, ElementState, ItemRef, Naming, TreeType
+from wpfprobe_clr import _exit
 from wpfprobe_clr._values import type_full_name
 from wpfprobe_clr.toolkits.wpf._binding_trace import install_binding_trace
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
@@ -43,7 +44,7 @@ if _WPF_LOAD_ERROR is None:
     from System.Windows.Automation import AutomationProperties
     from System.Windows.Media import Matrix, Visual, VisualTreeHelper
     from System.Windows.Media.Media3D import Visual3D
-    from System.Windows.Threading import Dispatcher, DispatcherObject
+    from System.Windows.Threading import Dispatcher, DispatcherObject, DispatcherPriority
 
 # How many steps a walk up (or along) a tree takes at most: a guard, not a limit real UIs reach.
 _MAX_DEPTH = 256
@@ -205,14 +206,46 @@ class _TreeAdapter:
         return isinstance(element, Window) and bool(element.IsActive)
 
     def on_ui_exit(self, callback: Callable[[], None]) -> None:
+        """``callback`` once, on the UI thread, when its dispatcher starts to shut down; it must
+        return at once (see the WinForms ``ui_loop.on_ui_exit``). Unhooked at exit (``_exit``)."""
         fired: list[bool] = []
+        dispatcher = self.dispatcher
 
         def on_shutdown(sender: object, args: object) -> None:
-            if not fired:
+            if not fired and not _exit.exiting:
                 fired.append(True)
                 callback()
 
-        self.dispatcher.ShutdownStarted += on_shutdown
+        dispatcher.ShutdownStarted += on_shutdown
+
+        def unhook() -> None:
+            dispatcher.ShutdownStarted -= on_shutdown
+
+        _exit.on_exit(unhook)
+
+    def request_close(self, then: Callable[[], object] | None = None) -> None:
+        """Ask the app to end, as its user closing it would (on the UI thread).
+
+        With an Application on this thread, its Shutdown: windows close and its Exit event
+        runs, and Application.Run returns into the app's code. An app that runs a bare
+        Dispatcher has its windows closed (each may refuse in Closing), then its dispatcher
+        shut down if none refused, so Dispatcher.Run returns. ``then``, a builtin, is called
+        from .NET once the dispatcher has shut down (``_after_loop``)."""
+        if then is not None:
+            from wpfprobe_clr.toolkits._after_loop import native_handler  # noqa: PLC0415
+
+            self.dispatcher.ShutdownFinished += native_handler(then)
+        app = self._application()
+        if app is not None:
+            app.Shutdown()
+            return
+        closed = []
+        for root in self.roots():
+            if isinstance(root, Window):
+                root.Close()
+                closed.append(root)
+        if not any(self._window_alive(w) for w in closed):
+            self.dispatcher.BeginInvokeShutdown(DispatcherPriority.Normal)
 
     def is_template_part(self, element: Any) -> bool:
         if isinstance(element, FrameworkElement):

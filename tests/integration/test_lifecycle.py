@@ -1,0 +1,320 @@
+"""Every way an app ends, with the probe in it: it exits promptly, cleanly and says nothing more.
+
+scripts/ending_app.py is a plain pythonnet app. Each case runs it with the probe
+in-process (``--probe``: it calls ``wpfprobe.start``) or unmodified under
+``wpfprobe run``, with or without a live MCP session (initialized, its event
+stream open, a call answered), and ends it: a timer closes its window, a click
+through the probe closes it, its main code raises after the UI, SIGTERM, or
+SIGINT (Ctrl+C). Then:
+
+- the process exits within END_BOUND seconds of its UI ending (the ``UI-ENDED``
+  time the app prints) or of the signal;
+- the probe's manifest is gone;
+- stdout holds the app's own lines only, and stderr only what the app and Python
+  print themselves (a traceback the app raises, Mono's known X11 noise line);
+- the exit status is the one plain ``python`` gives (SIGTERM: killed by SIGTERM;
+  Ctrl+C: as KeyboardInterrupt ends Python, 130 under ``wpfprobe run``).
+
+The bound is generous on purpose (the issue's 2 s, where exits took 6 s and more
+with the probe, or never came): it is a behaviour test; the exit delay itself
+is measured in benchmarks/bench_exit.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wpfprobe.mcp import manifest as _manifest
+
+pytestmark = pytest.mark.timeout(600)  # several app starts each, on a machine other tests load too
+
+SCRIPTS = Path(__file__).parent / "scripts"
+APP = SCRIPTS / "ending_app.py"
+END_BOUND = 2.0
+"""Seconds from the UI's end (or the signal) to the process's exit: the issue's bound, on the
+issue's machine, where the same app without the probe exited PLAIN_EXIT seconds after its UI."""
+PLAIN_EXIT = 0.4
+DEADLINE = 120.0
+"""Seconds any one wait may take on a loaded machine before the case fails."""
+MONO_NOISE = ("Could not set X locale modifiers",)
+"""Lines Mono's WinForms prints on stderr now and then, probe or not."""
+
+
+@dataclass
+class Ended:
+    status: int
+    stdout: list[str]
+    stderr: list[str]
+    exited_at: float
+    started_from: float
+    manifest: _manifest.Manifest | None
+    session: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def delay(self) -> float:
+        return self.exited_at - self.started_from
+
+    def line(self, prefix: str) -> str | None:
+        return next((line for line in self.stdout if line.startswith(prefix)), None)
+
+
+class _Session:
+    """A live MCP session on its own thread: initialized, its GET event stream open, one call made,
+    held open until the app goes away (as an agent's client keeps it)."""
+
+    def __init__(self, manifest: _manifest.Manifest, click: str | None) -> None:
+        self.manifest = manifest
+        self.click = click
+        self.facts: dict[str, Any] = {}
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+        assert self.ready.wait(DEADLINE), "the MCP session never opened"
+        assert "error" not in self.facts, self.facts
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._converse())
+        except BaseException as exc:
+            self.facts.setdefault("ended", type(exc).__name__)
+        finally:
+            self.ready.set()
+
+    async def _converse(self) -> None:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        headers = {"Authorization": f"Bearer {self.manifest.token}"}
+        try:
+            async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+                async with Client(streamable_http_client(self.manifest.url, http_client=http)) as client:
+                    windows = await client.call_tool("wpf_get_windows", {})
+                    self.facts["windows"] = [w["title"] for w in windows.structured_content["windows"]]
+                    self.ready.set()
+                    if self.click is not None:
+                        answer = await client.call_tool("wpf_click", {"locator": self.click})
+                        self.facts["click"] = answer.structured_content
+                    while True:  # held open; the app's exit ends it
+                        await asyncio.sleep(0.05)
+        except Exception as exc:
+            if not self.ready.is_set():
+                self.facts["error"] = repr(exc)
+            raise
+
+
+def _wait_for_line(proc: subprocess.Popen[str], prefix: str, lines: list[str]) -> str:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line.rstrip("\n"))
+        if line.startswith(prefix):
+            return line
+    raise AssertionError(f"the app ended (status {proc.wait(10)}) before printing {prefix!r}: {lines}")
+
+
+def _wait_for_manifest(home: Path, pid: int, proc: subprocess.Popen[str]) -> _manifest.Manifest:
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        for manifest in _manifest.read_all(home / "sessions", clean=False):
+            if manifest.pid == pid:
+                return manifest
+        assert proc.poll() is None, "the app ended before its probe wrote a manifest"
+        time.sleep(0.05)
+    raise AssertionError("no manifest appeared")
+
+
+def run_app(
+    tmp_path: Path,
+    *,
+    how: str,
+    ui: str,
+    join: bool = False,
+    close: bool = False,
+    then: str = "return",
+    session: bool = False,
+    end: str = "timer",
+) -> Ended:
+    """Start ending_app.py (``how``: "start" in-process, "run" under wpfprobe run, "plain"),
+    end it with ``end`` ("timer", "click", "sigterm", "sigint"), and report how it went. ``close``:
+    the app's timer closes its window once the probe (and the session) are up."""
+    home = tmp_path / "home"
+    argv = [sys.executable]
+    app_args = ["--ui", ui, "--then", then, *(["--join"] if join else [])]
+    control = tmp_path / "close-now"
+    if close:
+        app_args += ["--close-when", str(control)]
+    if how == "run":
+        argv += ["-m", "wpfprobe", "run", "--allow", "interact", str(APP), *app_args]
+    else:
+        argv += [str(APP), *app_args, *(["--probe"] if how == "start" else [])]
+    env = {
+        **os.environ, "WPFPROBE_HOME": str(home), "MONO_THREADS_SUSPEND": "preemptive",
+        # clr-loader's warning about this machine's Mono (the app's own pythonnet.load prints it).
+        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning",
+    }  # fmt: skip
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Ctrl+C reaches an app with SIGINT at its default, as from a terminal, whatever the
+        # test runner's own disposition was (a background job's is "ignore").
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    stdout: list[str] = []
+    errors: list[str] = []
+    drain = threading.Thread(target=lambda: errors.extend(proc.stderr.read().splitlines()), daemon=True)  # type: ignore[union-attr]
+    drain.start()
+    manifest = None
+    conversation = None
+    try:
+        _wait_for_line(proc, "UP ", stdout)
+        if how != "plain":
+            manifest = _wait_for_manifest(home, proc.pid, proc)
+            if session or end == "click":
+                conversation = _Session(manifest, click="#quitButton" if end == "click" else None)
+                conversation.start()
+        started_from = 0.0
+        if close:
+            control.write_text("close", encoding="utf-8")
+        if end in ("sigterm", "sigint"):
+            started_from = time.time()
+            proc.send_signal(signal.SIGTERM if end == "sigterm" else signal.SIGINT)
+        assert proc.stdout is not None
+        stdout.extend(line.rstrip("\n") for line in proc.stdout)
+        status = proc.wait(DEADLINE)
+        exited_at = time.time()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    drain.join(10)
+    if not started_from:
+        ended = next((line for line in stdout if line.startswith("UI-ENDED ")), None)
+        assert ended is not None, (stdout, errors)
+        started_from = float(ended.split()[1])
+    if conversation is not None:
+        conversation.thread.join(30)
+    errors = [line for line in errors if line not in MONO_NOISE]
+    return Ended(status, stdout, errors, exited_at, started_from, manifest, conversation.facts if conversation else {})
+
+
+@pytest.fixture(scope="module")
+def bound(display: str | None, tmp_path_factory: pytest.TempPathFactory) -> float:
+    """END_BOUND, stretched by how much slower than the issue's machine this one exits now.
+
+    Most of an exit is pythonnet's shutdown (forty forced collections of both heaps), which
+    a loaded machine slows down several times, probe or not: the app without the probe,
+    ended the same way, says by how much. The bound still catches what the issue saw
+    (a hang; six seconds more than without the probe, twenty on a loaded machine)."""
+    delays = []
+    for _ in range(2):  # the slower of two: a loaded machine's pace changes from one run to the next
+        plain = run_app(tmp_path_factory.mktemp("plain"), how="plain", ui="main", close=True)
+        assert plain.status == 0, plain
+        delays.append(plain.delay)
+    return END_BOUND * max(1.0, max(delays) / PLAIN_EXIT)
+
+
+def assert_clean_end(ended: Ended, tmp_path: Path, bound: float) -> None:
+    assert ended.delay < bound, (
+        f"exited {ended.delay:.2f} s after its UI ended / the signal (bound {bound:.1f} s): {ended}"
+    )
+    sessions = tmp_path / "home" / "sessions"
+    left = list(sessions.glob("*.json")) if sessions.is_dir() else []
+    assert left == [], f"manifests left behind: {[p.read_text() for p in left]}"
+    assert all(line.split()[0] in ("UP", "UI-ENDED", "MAIN-ENDS") for line in ended.stdout), ended.stdout
+
+
+# -- the cases ------------------------------------------------------------------------------
+# Each case starts a Mono app (5-30 s on a loaded machine), so the combinations are picked:
+# both ways of running the probe for every ending, each layout of the UI thread and a live
+# session or none among them.
+
+
+def case(how: str, ui: str, *, join: bool = False, session: bool = False) -> Any:
+    name = f"{how}-{ui}{'-joins' if join else ''}{'-session' if session else ''}"
+    return pytest.param(how, ui, join, session, id=name)
+
+
+@pytest.mark.parametrize(
+    ("how", "ui", "join", "session"),
+    [
+        case("start", "main"),
+        case("run", "main", session=True),
+        case("start", "thread", session=True),  # the main thread returns; Python waits for the UI thread
+        case("run", "thread"),
+        case("start", "dotnet-thread", join=True, session=True),  # the main thread waits in native code
+    ],
+)
+def test_the_window_closes_itself_and_the_process_exits_promptly(
+    bound: float, tmp_path: Path, how: str, ui: str, join: bool, session: bool
+) -> None:
+    ended = run_app(tmp_path, how=how, ui=ui, join=join, close=True, session=session)
+    assert ended.status == 0, ended
+    assert ended.stderr == [], ended.stderr
+    assert_clean_end(ended, tmp_path, bound)
+
+
+@pytest.mark.parametrize("how", ["start", "run"])
+def test_the_user_closes_the_last_window_through_the_probe(bound: float, tmp_path: Path, how: str) -> None:
+    ended = run_app(tmp_path, how=how, ui="thread", join=True, end="click")
+    assert ended.status == 0, ended
+    assert ended.stderr == [], ended.stderr
+    assert_clean_end(ended, tmp_path, bound)
+
+
+@pytest.mark.parametrize("how", ["start", "run"])
+def test_an_exception_in_the_main_code_after_the_ui(bound: float, tmp_path: Path, how: str) -> None:
+    ended = run_app(tmp_path, how=how, ui="main", close=True, then="raise", session=True)
+    assert ended.status == 1, ended
+    assert ended.stderr[0] == "Traceback (most recent call last):", ended.stderr
+    assert ended.stderr[-1] == "RuntimeError: the app's main code failed after its UI", ended.stderr
+    assert not any("wpfprobe" in line for line in ended.stderr), ended.stderr
+    assert_clean_end(ended, tmp_path, bound)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM cannot be sent to a process on Windows")
+@pytest.mark.parametrize(
+    ("how", "ui", "join", "session"),
+    [case("run", "main", session=True), case("start", "dotnet-thread", join=True)],
+)
+def test_sigterm_ends_the_app_as_python_would_and_removes_the_manifest(
+    bound: float, tmp_path: Path, how: str, ui: str, join: bool, session: bool
+) -> None:
+    ended = run_app(tmp_path, how=how, ui=ui, join=join, session=session, end="sigterm")
+    assert ended.status == -signal.SIGTERM, ended
+    assert ended.stderr == [], ended.stderr
+    assert_clean_end(ended, tmp_path, bound)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a console's Ctrl+C is not a signal one process sends another")
+@pytest.mark.parametrize(
+    ("how", "ui", "join", "session"),
+    [
+        case("start", "main", session=True),
+        case("run", "main"),
+        case("run", "thread", join=True),  # the main thread waits in Python: Python raises there at once
+        case("start", "dotnet-thread", join=True),
+    ],
+)
+def test_ctrl_c_closes_the_ui_and_ends_as_keyboard_interrupt(
+    bound: float, tmp_path: Path, how: str, ui: str, join: bool, session: bool
+) -> None:
+    ended = run_app(tmp_path, how=how, ui=ui, join=join, session=session, end="sigint")
+    # python ends on KeyboardInterrupt by killing itself with SIGINT; `wpfprobe run` returns 130.
+    assert ended.status == (130 if how == "run" else -signal.SIGINT), ended
+    # Python's own traceback, raised in the app's code, and nothing else.
+    assert ended.stderr[0] == "Traceback (most recent call last):", ended.stderr
+    assert ended.stderr[-1] == "KeyboardInterrupt", ended.stderr
+    assert not any("wpfprobe" in line or line.startswith("Exception ignored") for line in ended.stderr), ended.stderr
+    assert_clean_end(ended, tmp_path, bound)

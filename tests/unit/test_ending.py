@@ -1,0 +1,156 @@
+"""How a probe ends with its app (``wpfprobe.mcp.ending``), without an app: a fake probe handle.
+
+The live cases (every way a real app ends) are tests/integration/test_lifecycle.py;
+these pin what the UI thread's exit callback may do, and which signals are taken.
+"""
+
+from __future__ import annotations
+
+import _thread
+import queue
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from wpfprobe.mcp import ending, server
+
+DEADLINE = 10.0
+
+
+class FakeHandle:
+    """What ``_stop_with_ui`` and the ending thread use of a ProbeHandle."""
+
+    def __init__(self) -> None:
+        self.ending = ending.ENDING  # the test's own (the fixture's)
+        self.ui_exit_callbacks: list[Callable[[], None]] = []
+        ui = SimpleNamespace(run=lambda fn, **_: fn(), post=lambda fn: fn(), thread_id=None, ended=False)
+        adapter = SimpleNamespace(on_ui_exit=self.ui_exit_callbacks.append, request_close=lambda then=None: None)
+        self.probe = SimpleNamespace(engine=SimpleNamespace(ui=ui, adapter=adapter))
+        self.manifest_path = None
+        self.app_id = "fake"
+        self._stop_lock = threading.Lock()
+        self.stopped = threading.Event()
+
+    def ready_probe(self, timeout: float | None = 0.0) -> Any:
+        return self.probe
+
+    def stop(self) -> None:
+        self.ending.unwatch(self)  # type: ignore[arg-type]
+        self.stopped.set()
+
+
+@pytest.fixture
+def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[ending._Ending]:
+    """A fresh ending state for the test, and the process's signals as they were afterwards."""
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    state = ending._Ending()
+    monkeypatch.setattr(ending, "ENDING", state)
+    try:
+        yield state
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+        signal.set_wakeup_fd(-1)
+
+
+def stop_with_ui(handle: FakeHandle) -> None:
+    """What ``start()`` does: the signals and the watch on its own thread, the UI's end hooked
+    once the probe is attached (on the start-up thread)."""
+    ui_ended = server._watch_ending(handle)  # type: ignore[arg-type]
+    server._stop_with_ui(handle.probe, ui_ended)  # type: ignore[arg-type]
+
+
+def ending_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name == "wpfprobe-ending"]
+
+
+def test_the_ui_exit_callback_starts_no_thread_and_waits_for_nothing(
+    fresh: ending._Ending, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (issue 18, an app hung at exit): the callback ran on the UI thread as its loop
+    ended, during pythonnet's shutdown, and started a thread to stop the server; that thread
+    never started, and the UI thread waited for it forever. Here no thread can start either."""
+    handle = FakeHandle()
+    stop_with_ui(handle)
+    [ui_exit] = handle.ui_exit_callbacks
+
+    def no_thread_starts_now(self: threading.Thread) -> None:
+        raise RuntimeError(f"can't start a thread now (started from the UI's exit callback: {self.name})")
+
+    outcome: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    def ui_thread_ends() -> None:  # what the toolkit's exit event does, on the UI thread
+        try:
+            ui_exit()
+            outcome.put("returned")
+        except BaseException as exc:
+            outcome.put(repr(exc))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(threading.Thread, "start", no_thread_starts_now)
+        _thread.start_new_thread(ui_thread_ends, ())
+        assert outcome.get(timeout=DEADLINE) == "returned"
+    # The ending thread, started with the probe, stops the server.
+    assert handle.stopped.wait(DEADLINE), "the server was not stopped after the UI ended"
+
+
+def wait_for_no_ending_thread() -> list[str]:
+    deadline = time.monotonic() + DEADLINE
+    while ending_threads() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return ending_threads()
+
+
+def test_stop_leaves_no_thread_behind(fresh: ending._Ending) -> None:
+    assert wait_for_no_ending_thread() == [], "an earlier probe's ending thread is still there"
+    handle = FakeHandle()
+    stop_with_ui(handle)
+    assert ending_threads() == ["wpfprobe-ending"]
+    handle.stop()  # on this (the main) thread, as an app's own stop() would be
+    assert ending_threads() == [], "stop() returned with the ending thread still running"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is taken on POSIX only")
+def test_signals_are_taken_only_where_python_left_them(fresh: ending._Ending) -> None:
+    def the_apps_own(signum: int, frame: Any) -> None: ...
+
+    signal.signal(signal.SIGTERM, the_apps_own)
+    assert fresh.take_signals()
+    assert signal.getsignal(signal.SIGTERM) is the_apps_own, "the app's own SIGTERM handler was replaced"
+    fresh._give_back_signals()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    assert fresh.take_signals()
+    assert signal.getsignal(signal.SIGTERM) is ending._on_sigterm
+    fresh._give_back_signals()
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    assert signal.set_wakeup_fd(-1) == -1, "the wakeup fd was not given back"
+
+
+def test_ctrl_c_is_left_to_python_in_an_interactive_session(
+    fresh: ending._Ending, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr(sys, "ps1", ">>> ", raising=False)
+    assert fresh.take_signals()
+    assert signal.SIGINT not in fresh._taken
+    fresh._give_back_signals()
+
+
+def test_another_wakeup_fd_means_the_probe_listens_to_nothing(fresh: ending._Ending) -> None:
+    import socket
+
+    mine, theirs = socket.socketpair()
+    theirs.setblocking(False)
+    try:
+        signal.set_wakeup_fd(theirs.fileno())
+        assert not fresh.take_signals()
+        assert signal.set_wakeup_fd(-1) == theirs.fileno(), "the app's wakeup fd was replaced"
+    finally:
+        mine.close()
+        theirs.close()
