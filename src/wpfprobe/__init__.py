@@ -13,7 +13,15 @@ first use (PEP 562), so an app that imports wpfprobe at its top and calls
 from __future__ import annotations
 
 import importlib
+import logging as _logging
 from typing import TYPE_CHECKING, Any
+
+# The library's etiquette (the logging HOWTO's "Configuring Logging for a Library"): a
+# NullHandler on the package's logger, so that in an app that configured no logging, a
+# warning of the probe's is not printed on the app's stderr by Python's last-resort
+# handler. It prints nothing; records still reach whatever handlers the app installs.
+# Here, not in a submodule: importing wpfprobe loads none of them.
+_logging.getLogger("wpfprobe").addHandler(_logging.NullHandler())
 
 if TYPE_CHECKING:
     from wpfprobe.api.probe import Locator, Probe, attach

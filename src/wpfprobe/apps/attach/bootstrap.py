@@ -21,7 +21,7 @@ Everything else happens on ``wpfprobe-attach``, which ends too once it has answe
 
 The app prints nothing: no exception leaves this module, the runtime's suspend-mode
 warning is collected into the answer, and the ``wpfprobe`` logger has the
-NullHandler every import of wpfprobe gives it (``wpfprobe/core/__init__``), so
+NullHandler every import of wpfprobe gives it (``wpfprobe/__init__``), so
 Python's last-resort handler does not print its warnings on the app's stderr.
 """
 
