@@ -47,6 +47,10 @@ class Connection:
     os_input: Any = None
 
 
+#: How long ``connect`` waits for a UI loop that has not begun yet (see there).
+LOOP_WAIT = 60.0
+
+
 @dataclass(frozen=True)
 class Located:
     """The app found on the caller's thread (``locate``), ready to be connected from any thread."""
@@ -77,6 +81,9 @@ def locate(app: Any = None, *, runtime: RuntimeKind | None = None, load: bool = 
             suggestion="Start the probe once the app has loaded pythonnet and built its UI, or pass the app object.",
         )
     facts = ensure_runtime(runtime)
+    from wpfprobe_clr import _exit  # noqa: PLC0415 - standard library only
+
+    _exit.register()
     if app is None:
         app = find_app()
     kind = toolkit_of(app)
@@ -109,7 +116,11 @@ def connect(
     adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal)
     compile_walk(kind, ui)
     # The object table is created on the UI thread: it is only ever used there.
-    objects = ui.run(ClrObjectTable, timeout=timeout)
+    # When the caller of locate was the UI thread (the app calls wpfprobe.start() before its
+    # message loop runs), this first call waits for that loop to begin: the app may do seconds
+    # of work before it does, so the wait is longer than a call's timeout.
+    first_wait = max(timeout, LOOP_WAIT) if found.marshal is not None else timeout
+    objects = ui.run(ClrObjectTable, timeout=first_wait)
     try:
         ui.run(app_hooks(adapter, kind, catch=test_hooks), timeout=timeout)
     except Exception:

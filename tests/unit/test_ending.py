@@ -32,7 +32,7 @@ class FakeHandle:
         ui = SimpleNamespace(run=lambda fn, **_: fn(), post=lambda fn: fn(), thread_id=None, ended=False)
         adapter = SimpleNamespace(on_ui_exit=self.ui_exit_callbacks.append, request_close=lambda then=None: None)
         self.probe = SimpleNamespace(engine=SimpleNamespace(ui=ui, adapter=adapter))
-        self.manifest_path = None
+        self._manifest_path = None
         self.app_id = "fake"
         self._stop_lock = threading.Lock()
         self.stopped = threading.Event()

@@ -73,7 +73,7 @@ class ProbeHandle(Protocol):
     """What this module uses of ``server.ProbeHandle`` (which imports this module)."""
 
     app_id: str
-    manifest_path: Path | None
+    _manifest_path: Path | None
     _stop_lock: threading.Lock
 
     def ready_probe(self, timeout: float | None = ...) -> Any | None: ...
@@ -320,7 +320,7 @@ def _terminate(*, main_thread: bool) -> None:
     assert _SIGTERM is not None
     handle = ENDING.watched()
     if handle is not None:
-        # start() writes the manifest under this lock: a write under way finishes first (not
+        # The start-up writes the manifest under this lock: a write under way finishes first (not
         # waited for on the main thread, which may be the one writing, between two bytecodes).
         held = False if main_thread else handle._stop_lock.acquire(timeout=1.0)
         try:
@@ -328,8 +328,8 @@ def _terminate(*, main_thread: bool) -> None:
             from wpfprobe.mcp import manifest as _manifest  # noqa: PLC0415
 
             with contextlib.suppress(Exception):
-                # Where start() writes it, should it be there before the handle knows.
-                _manifest.remove(handle.manifest_path or sessions_dir() / f"{handle.app_id}.json")
+                # Where the start-up writes it, should it be there before the handle knows.
+                _manifest.remove(handle._manifest_path or sessions_dir() / f"{handle.app_id}.json")
         finally:
             if held:
                 handle._stop_lock.release()

@@ -62,6 +62,8 @@ _active_lock = threading.Lock()
 _active: ProbeHandle | None = None
 #: How long a tool added right after start() waits for the server's tools to be made.
 TOOLS_WAIT = 60.0
+#: How long ``ProbeHandle.manifest_path`` waits for the start-up that writes it.
+MANIFEST_WAIT = 60.0
 
 
 class AlreadyStartedError(ProbeError):
@@ -94,7 +96,8 @@ class ProbeHandle:
         self._runner = runner
         self._stop_lock = threading.Lock()
         self._stopped = threading.Event()
-        self.manifest_path: Path | None = None
+        self._manifest_path: Path | None = None
+        self._published = threading.Event()  # the manifest written, or never to be
         self._tools: ToolServer | None = None
         self._tools_made = threading.Event()
         self._routes: _Routes | None = None
@@ -124,6 +127,20 @@ class ProbeHandle:
         return self
 
     @property
+    def manifest_path(self) -> Path | None:
+        """The discovery manifest (HTTP only), written once the probe has attached to the UI (or
+        failed to: then its tools answer why), so that a client that finds it finds a probe that
+        is all there, and an app found through it ends cleanly (``mcp.ending``). Waits for that
+        (up to MANIFEST_WAIT); None if it is not written."""
+        if self.transport == "http" and self._startup.wait(MANIFEST_WAIT):
+            self._published.wait(MANIFEST_WAIT)
+        return self._manifest_path
+
+    @manifest_path.setter
+    def manifest_path(self, path: Path | None) -> None:
+        self._manifest_path = path
+
+    @property
     def running(self) -> bool:
         """False once stop() has finished: the port is closed and the manifest gone."""
         return not self._stopped.is_set()
@@ -132,14 +149,17 @@ class ProbeHandle:
         """Stop the server and remove the manifest. Safe from any thread, any number of times;
         a second caller waits for the first to finish."""
         global _active
+        # Before the lock: a start-up about to write the manifest (under the lock) gives up.
+        self._startup.request_stop()
         with self._stop_lock:
             if self._stopped.is_set():
                 return
-            if self.manifest_path is not None:
+            if self._manifest_path is not None:
                 from wpfprobe.mcp import manifest as _manifest  # noqa: PLC0415
 
                 # First, so that nobody discovers a server that is going away.
-                _manifest.remove(self.manifest_path)
+                _manifest.remove(self._manifest_path)
+            self._published.set()  # none will be written now
             self._runner.stop(timeout)
             # A start still under way ends after its current step (each is bounded by ui_timeout).
             self._startup.stop(timeout)
@@ -295,20 +315,60 @@ def start(
     # On this thread (the main thread, where the signal module allows it): Ctrl+C and SIGTERM
     # end the app cleanly from here on (mcp.ending); the UI's end is hooked once attached.
     ui_ended = _watch_ending(handle)
-    startup.begin(after=lambda probe: _stop_with_ui(probe, ui_ended), on_failure=lambda err: _failed(handle, err))
-    if handle.url is not None and handle.token is not None:
-        # Once the socket listens: a client that connects now is queued by the kernel and
-        # answered as soon as the server's thread has the SDK loaded (mcp/starting.py). Under
-        # the stop lock, so a probe that stopped meanwhile (its UI ended) leaves none behind.
-        with handle._stop_lock:
-            if handle.running:
-                handle.manifest_path = _write_manifest(startup, url=handle.url, token=handle.token, tier=tier)
+
+    def over(probe: Probe | None) -> None:
+        if probe is not None and not _walk_compiled(startup):
+            return
+        _publish(handle, tier)
+
+    startup.begin(
+        after=lambda probe: _stop_with_ui(probe, ui_ended),
+        on_failure=lambda err: _failed(handle, err),
+        then=over,
+    )
     return handle
+
+
+def _walk_compiled(startup: Startup) -> bool:
+    """Wait for the walk's compile (on the start-up thread, after tool calls are answered): an
+    app that exits while it runs ends worse (Ctrl+C's exit status was lost, and pythonnet's
+    shutdown has crashed on it), so the manifest, which is what lets a client or `wpfprobe
+    stop` end the app, comes after it. False if the probe stopped meanwhile."""
+    from wpfprobe_clr._compiling import wait  # noqa: PLC0415
+
+    while not wait(0.1):
+        if startup.stopping:
+            return False
+    return True
+
+
+def _publish(handle: ProbeHandle, tier: Tier) -> None:
+    """Write the discovery manifest (HTTP), on the start-up thread once it is over: last, as the
+    probe's "all there" (an app found through it ends cleanly from the first moment, mcp.ending).
+    Under the stop lock, so a probe stopped meanwhile (its UI ended) leaves none behind; a
+    stop() under way has asked the start-up to stop first, so this gives up rather than wait."""
+    try:
+        if handle.url is None or handle.token is None:
+            return
+        startup = handle._startup
+        while not handle._stop_lock.acquire(timeout=0.05):
+            if startup.stopping:
+                return
+        try:
+            if handle.running and not startup.stopping:
+                handle._manifest_path = _write_manifest(startup, url=handle.url, token=handle.token, tier=tier)
+        except OSError:
+            log.warning("the discovery manifest could not be written", exc_info=True, extra={"app": handle.app_id})
+        finally:
+            handle._stop_lock.release()
+    finally:
+        handle._published.set()
 
 
 def _failed(handle: ProbeHandle, err: ProbeError) -> None:
     """The start-up could not attach: with the UI gone there is nothing to serve, so the probe
-    stops as it would have at the UI's end; otherwise every tool call answers ``err``."""
+    stops as it would have at the UI's end; otherwise every tool call answers ``err``, and the
+    manifest is written (``over``) so that a client finds the probe and hears why."""
     if err.code == "APP_NOT_AVAILABLE":
         threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
 

@@ -56,6 +56,9 @@ class Startup:
         self.toolkit = located.toolkit
         self.runtime = located.runtime
         self._located: Located | None = located
+        # The caller is the UI thread, its loop not yet running (WinForms made its hidden control
+        # here): the attach waits for that loop, so this thread must not wait for the attach.
+        self._loop_thread = threading.get_ident() if located.marshal is not None else None
         self._given = settings
         self._timeout = timeout
         self._settings: ProbeSettings | None = None
@@ -65,6 +68,7 @@ class Startup:
         self._done = threading.Event()
         self._stopping = threading.Event()
         self._after: list[Callable[[Probe], None]] = []
+        self._then: list[Callable[[Probe | None], None]] = []
         self._on_failure: list[Callable[[ProbeError], None]] = []
         self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
 
@@ -94,13 +98,18 @@ class Startup:
         *,
         after: Callable[[Probe], None] | None = None,
         on_failure: Callable[[ProbeError], None] | None = None,
+        then: Callable[[Probe | None], None] | None = None,
     ) -> None:
         """Start making the engine. ``after(probe)`` runs on the same thread once it is made
-        (hooking the UI's end); ``on_failure(error)`` if it cannot be made."""
+        (hooking the UI's end); ``on_failure(error)`` if it cannot be made; both before the
+        start-up counts as over. ``then(probe or None)`` runs on the same thread after that,
+        unless the probe is stopping (the tool calls waiting meanwhile are answered)."""
         if after is not None:
             self._after.append(after)
         if on_failure is not None:
             self._on_failure.append(on_failure)
+        if then is not None:
+            self._then.append(then)
         self._thread.start()
 
     # -- what others wait for ---------------------------------------------------------
@@ -124,13 +133,23 @@ class Startup:
         return ProbeSettings(ui_timeout=self._timeout)
 
     def wait(self, timeout: float | None = None) -> bool:
-        """True once the start-up is over (made, failed or stopped)."""
+        """True once the start-up is over (made, failed or stopped); False at once on the UI
+        thread whose loop it waits for (see ``probe``)."""
+        if not self._done.is_set() and threading.get_ident() == self._loop_thread:
+            return False
         return self._done.wait(timeout)
 
     def probe(self, timeout: float | None = None) -> Probe:
         """The probe, waiting up to ``timeout`` seconds (None: until the start-up is over) for it.
 
-        Raises the error that stopped the start, or DISPATCHER_BUSY if it is still under way."""
+        Raises the error that stopped the start, or DISPATCHER_BUSY if it is still under way
+        (at once on the UI thread whose loop the attach waits for: waiting there would hang)."""
+        if not self._done.is_set() and threading.get_ident() == self._loop_thread:
+            raise DispatcherBusyError(
+                "The probe attaches once the app's message loop runs, and this is its UI thread before "
+                "the loop began: waiting here would hang.",
+                suggestion="Use the probe once the loop runs (from an event handler, or another thread).",
+            )
         if not self._done.wait(timeout):
             raise DispatcherBusyError(
                 "The probe is still attaching to the app's UI: its UI thread has not answered yet.",
@@ -151,7 +170,17 @@ class Startup:
 
     def engine(self) -> Engine:
         """For a tool call: the engine, waiting for it up to ENGINE_WAIT."""
+        if not self._done.is_set():
+            log.info("a tool call waits for the probe to attach to the app's UI", extra=self._extra("WAITING"))
         return self.probe(ENGINE_WAIT).engine
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def request_stop(self) -> None:
+        """Ask the start-up to end after its current step, without waiting for it."""
+        self._stopping.set()
 
     def stop(self, timeout: float) -> None:
         """Ask the start-up to end after its current step, and wait for it (not from its own thread)."""
@@ -187,12 +216,29 @@ class Startup:
         finally:
             self._located = None  # the app object: nothing of the UI is kept by a finished start
             self._settings_known.set()
-            self._done.set()
-        if self._error is not None and not self._stopping.is_set():
-            if self._error.code != "INTERNAL":
-                log.warning("the probe could not attach to the app's UI", extra=self._extra(self._error.code))
-            for report in self._on_failure:
+            try:
+                self._report_failure()
+            finally:
+                # Whoever waits for the start-up finds its failure reported.
+                self._done.set()
+        for then in self._then:
+            if self._stopping.is_set():
+                break
+            try:
+                then(self._probe)
+            except Exception:
+                log.warning("the probe's start-up could not finish", exc_info=True, extra=self._extra("INTERNAL"))
+
+    def _report_failure(self) -> None:
+        if self._error is None or self._stopping.is_set():
+            return
+        if self._error.code != "INTERNAL":
+            log.warning("the probe could not attach to the app's UI", extra=self._extra(self._error.code))
+        for report in self._on_failure:
+            try:
                 report(self._error)
+            except Exception:
+                log.warning("a failed start could not be reported", exc_info=True, extra=self._extra("INTERNAL"))
 
     def _make(self) -> Probe | None:
         from wpfprobe.core.settings import ProbeSettings  # noqa: PLC0415
