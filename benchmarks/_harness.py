@@ -526,6 +526,117 @@ def show_form(loop: UiLoop, total: int) -> tuple[Any, Any, FormInfo, float]:
     return form, sample, info, show_seconds
 
 
+GRID_COLUMNS = ("Id", "Customer", "Product", "Quantity", "Shipped")
+
+
+def build_grid_form(rows: int) -> tuple[Any, Any, FormInfo]:
+    """A form of two big lists side by side, each of ``rows`` rows: a DataGridView bound to a DataTable of
+    orders (five columns, as the zoo's) and a ListView in virtual mode whose rows a Python handler makes (three
+    columns), and a TextBox above them (``gridFilter``). Call on the UI thread. Only the rows in view are
+    children of either, so a snapshot is a few hundred nodes of items. Returns (form, the TextBox, info)."""
+    import clr
+
+    clr.AddReference("System.Data")
+    from System import Boolean, Int32
+    from System.Data import DataTable
+    from System.Drawing import Point, Size
+    from System.Windows.Forms import (
+        ColumnHeader,
+        DataGridView,
+        Form,
+        FormStartPosition,
+        ListView,
+        ListViewItem,
+        RetrieveVirtualItemEventHandler,
+        TextBox,
+        View,
+    )
+
+    t0 = perf_counter()
+    form = Form()
+    form.Name = f"grid{rows}Form"
+    form.Text = f"wpfprobe benchmark, a grid and a virtual list of {rows} rows"
+    form.StartPosition = FormStartPosition.Manual
+    form.Location = Point(0, 0)
+    form.ClientSize = Size(1200, 900)
+    box = TextBox()
+    box.Name = "gridFilter"
+    box.Location = Point(4, 4)
+    box.Size = Size(300, 22)
+    table = DataTable("Orders")
+    for name in GRID_COLUMNS:
+        kind = Int32 if name in ("Id", "Quantity") else Boolean if name == "Shipped" else None
+        if kind is None:
+            table.Columns.Add(name)
+        else:
+            table.Columns.Add(name, clr.GetClrType(kind))
+    table.BeginLoadData()
+    for i in range(rows):
+        table.Rows.Add(i + 1, f"customer {i % 97}", f"product {i % 13}", 1 + i % 9, i % 3 == 0)
+    table.EndLoadData()
+    table.AcceptChanges()
+    grid = DataGridView()
+    grid.Name = "ordersGrid"
+    grid.Location = Point(0, 30)
+    grid.Size = Size(760, 860)
+    grid.AllowUserToAddRows = False
+    grid.DataSource = table
+    lv = ListView()
+    lv.Name = "virtualOrders"
+    lv.View = View.Details
+    lv.Location = Point(770, 30)
+    lv.Size = Size(420, 860)
+    for title in ("Order", "Customer", "Quantity"):
+        header = ColumnHeader()
+        header.Text = title
+        header.Width = 130
+        lv.Columns.Add(header)
+    lv.VirtualMode = True
+    lv.VirtualListSize = rows
+
+    def make_row(_sender: Any, args: Any) -> None:
+        i = int(args.ItemIndex)
+        item = ListViewItem(f"order {i + 1}")
+        item.SubItems.Add(f"customer {i % 97}")
+        item.SubItems.Add(str(1 + i % 9))
+        args.Item = item
+
+    lv.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_row)
+    for control in (box, grid, lv):
+        form.Controls.Add(control)
+    info = describe_form(form)
+    info.sample_textbox = "gridFilter"
+    info.build_seconds = perf_counter() - t0
+    return form, box, info
+
+
+def show_grid_form(loop: UiLoop, rows: int) -> tuple[Any, Any, FormInfo, float]:
+    """``build_grid_form``, shown (its grid and list scrolled half way), painted and settled."""
+    shown = threading.Event()
+
+    def make() -> tuple[Any, Any, FormInfo, float]:
+        form, box, info = build_grid_form(rows)
+        form.Shown += lambda sender, args: shown.set()
+        t0 = perf_counter()
+        form.Show()
+        return form, box, info, perf_counter() - t0
+
+    form, box, info, show_seconds = loop.call(make).result
+    if not shown.wait(60):
+        raise BenchError(f"The {rows}-row grid form was not shown within 60 s.")
+
+    def scroll() -> None:
+        grid, lv = form.Controls[1], form.Controls[2]
+        if rows:
+            grid.FirstDisplayedScrollingRowIndex = rows // 2
+            lv.EnsureVisible(rows // 2)
+        form.Refresh()
+
+    loop.call(scroll)
+    loop.settle()
+    return form, box, info, show_seconds
+
+
 def close_form(loop: UiLoop, form: Any) -> None:
     """Close ``form``; a failure is reported, not raised, so it cannot hide the error that led here."""
     try:
@@ -561,11 +672,14 @@ def floor_walk_items(form: Any, cap: int) -> int:
     The bare pythonnet walk of a form whose nodes are mostly list items: per
     control the same seven reads, and per item of a ListBox, CheckedListBox
     or ComboBox what a bare loop reads to show it (its text through
-    GetItemText, and whether it is selected), kept as plain tuples.
+    GetItemText, and whether it is selected), kept as plain tuples; likewise
+    a grid's columns (header text, visible), its rows in view (selected) and
+    their cells (formatted value, selected), and a virtual list view's rows in
+    view (text, selected) and their cells (text).
     """
     from collections import deque
 
-    from System.Windows.Forms import ComboBox, ListBox, SelectionMode
+    from System.Windows.Forms import ComboBox, DataGridView, DataGridViewElementStates, ListBox, ListView, SelectionMode
 
     one = SelectionMode.One
     out: list[tuple[Any, ...]] = []
@@ -581,6 +695,27 @@ def floor_walk_items(form: Any, cap: int) -> int:
             for i in range(min(int(items.Count), cap - len(out) - len(queue))):
                 selected = c.GetSelected(i) if multi else c.SelectedIndex == i
                 out.append((c.GetItemText(items[i]), selected))
+        elif isinstance(c, DataGridView) and c.Visible and c.IsHandleCreated:
+            shown = DataGridViewElementStates.Displayed
+            columns = list(c.Columns)
+            out.extend((str(col.HeaderText), col.Visible) for col in columns)
+            index = int(c.Rows.GetFirstRow(shown))
+            while index >= 0 and len(out) < cap:
+                row = c.Rows[index]
+                out.append((row.Index, row.Selected))
+                cells = row.Cells
+                out.extend((cells[k].FormattedValue, cells[k].Selected) for k in range(len(columns)))
+                index = int(c.Rows.GetNextRow(index, shown))
+        elif isinstance(c, ListView) and c.VirtualMode and c.IsHandleCreated and c.TopItem is not None:
+            top = c.TopItem
+            first = int(top.Index)
+            end = min(int(c.VirtualListSize), first + int(c.ClientSize.Height) // max(int(top.Bounds.Height), 1) + 2)
+            for i in range(first, end):
+                if len(out) >= cap:
+                    break
+                item = c.Items[i]
+                out.append((item.Text, item.Selected))
+                out.extend((sub.Text,) for sub in item.SubItems)
     return len(out)
 
 

@@ -1,6 +1,7 @@
 """How long each read tool makes the app wait, measured from outside with two heartbeats.
 
-    python benchmarks/bench_heartbeat.py [--sizes 5000] [--zoo ROWS,ITEMS] [--repeat N] [--no-mcp] [--json PATH]
+    python benchmarks/bench_heartbeat.py [--sizes 5000] [--zoo ROWS,ITEMS] [--grid ROWS] [--repeat N] [--no-mcp]
+                                         [--json PATH]
 
 Two heartbeats run at once, each posting a beat to the UI thread every 2 ms:
 
@@ -17,7 +18,8 @@ Two heartbeats run at once, each posting a beat to the UI thread every 2 ms:
   from the GIL counts too.
 
 Per form size (the same deterministic forms as bench_snapshot.py), and the
-widget zoo with ``--zoo``, per read tool through the Python API (tree,
+widget zoo with ``--zoo``, and a form of a bound DataGridView and a virtual
+ListView side by side with ``--grid`` (their rows in view are the nodes), per read tool through the Python API (tree,
 children page, find by name, find by type and text over the whole app,
 locator resolution, properties, binding info, diagnostics, ...) and through
 the MCP server (a client in a process of its own over HTTP: the tree as
@@ -95,6 +97,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--zoo", metavar="ROWS,ITEMS", default=None,
         help="also the widget zoo (examples/zoo_app.py) with this many grid rows and catalog items",
     )  # fmt: skip
+    parser.add_argument(
+        "--grid", metavar="ROWS", type=int, default=None,
+        help="also a form of a bound grid and a virtual list view of this many rows each, scrolled half way",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.zoo is not None:
         try:
@@ -110,8 +116,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--sizes takes integers separated by commas")
     if any(s < 8 or s > 20000 for s in args.sizes):
         parser.error("each size must be between 8 and 20000 controls")
-    if not args.sizes and args.zoo is None:
-        parser.error("nothing to measure: give --sizes or --zoo")
+    if not args.sizes and args.zoo is None and args.grid is None:
+        parser.error("nothing to measure: give --sizes, --zoo or --grid")
+    if args.grid is not None and args.grid < 0:
+        parser.error("--grid takes a count of 0 or more")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     return args
@@ -544,6 +552,18 @@ def bench_zoo(
             h.close_form(loop, window)
 
 
+def bench_grid(
+    loop: h.UiLoop, rec: h.HoldRecorder, beats: Beats, rows: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    """A bound grid and a virtual list view of ``rows`` rows each (``_harness.build_grid_form``)."""
+    h.note(f"[grid] building and showing a grid and a virtual list of {rows} rows ...")
+    form, _box, _info, _ = h.show_grid_form(loop, rows)
+    try:
+        return {"controls": f"grid {rows} rows", **bench_form(loop, rec, beats, form, "gridFilter", "grid", args)}
+    finally:
+        h.close_form(loop, form)
+
+
 def bench_form(
     loop: h.UiLoop, rec: h.HoldRecorder, beats: Beats, form: Any, name: str, tag: str, args: argparse.Namespace
 ) -> dict[str, Any]:
@@ -832,12 +852,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.zoo is not None:
             rows, items = args.zoo
             results.append(bench_zoo(loop, rec, beats, rows, items, args))
+        if args.grid is not None:
+            results.append(bench_grid(loop, rec, beats, args.grid, args))
         load_end = h.loadavg()
         report = {
             "benchmark": PROG,
             "machine": machine,
             "settings": {
-                "sizes": args.sizes, "zoo": args.zoo, "repeat": args.repeat, "warmup": 1, "beat_ms": BEAT_MS,
+                "sizes": args.sizes, "zoo": args.zoo, "grid": args.grid, "repeat": args.repeat, "warmup": 1, "beat_ms": BEAT_MS,
                 "mcp": not args.no_mcp, "only": args.only,
             },
             "results": results,

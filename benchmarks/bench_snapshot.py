@@ -1,6 +1,6 @@
 """How long wpfprobe holds the UI thread for a full snapshot and for one element's properties.
 
-    python benchmarks/bench_snapshot.py [--sizes 100,1000,5000] [--repeat N] [--json PATH]
+    python benchmarks/bench_snapshot.py [--sizes 100,1000,5000] [--grid ROWS] [--repeat N] [--json PATH]
 
 For each size it builds a WinForms form of that many controls (the Form
 included) on a UI thread of its own, attaches ``wpfprobe.attach(form)`` and
@@ -15,6 +15,13 @@ measures, in this one run and on the same form:
 - ``probe.diagnostics()`` (every provider over the whole app, one hop),
   against the same bare walk;
 - the longest single UI-thread hold the probe made during the whole run.
+
+With ``--grid ROWS``, also a form of a bound DataGridView and a virtual
+ListView of ROWS rows each, scrolled half way (``_harness.build_grid_form``):
+``tree()``'s UI-thread hold per node, where the nodes are their rows in view
+and cells, against the bare walk that reads those items too
+(``floor_walk_items``) and against the same snapshot read the engine's own
+way (``toolkit_walk=False``).
 
 Each operation is warmed up once, then run --repeat times (interleaved);
 median and p95 are reported. No timing is asserted: this measures, it does
@@ -44,6 +51,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100,1000,5000", help="form sizes in controls, comma-separated")
     parser.add_argument("--repeat", type=int, default=5, help="measured runs per operation (after 1 warm-up)")
+    parser.add_argument("--grid", metavar="ROWS", type=int, default=None, help="also a grid form of this many rows")
     parser.add_argument(
         "--json", default=str(h.ROOT / "artifacts" / "bench_snapshot.json"),
         help="where to write the JSON results (default: artifacts/bench_snapshot.json in the repository)",
@@ -53,8 +61,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
         parser.error(f"--sizes takes integers separated by commas, got {args.sizes!r}")
-    if not args.sizes or any(s < 8 or s > 20000 for s in args.sizes):
+    if any(s < 8 or s > 20000 for s in args.sizes):
         parser.error("each size must be between 8 and 20000 controls")
+    if not args.sizes and args.grid is None:
+        parser.error("nothing to measure: give --sizes or --grid")
+    if args.grid is not None and args.grid < 0:
+        parser.error("--grid takes a count of 0 or more")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     return args
@@ -119,6 +131,54 @@ def bench_size(loop: h.UiLoop, rec: h.HoldRecorder, size: int, repeat: int) -> d
         return _summarise(size, info, show_seconds, samples, cold, facts, selector)
     finally:
         h.close_form(loop, form)
+
+
+def bench_grid(loop: h.UiLoop, rec: h.HoldRecorder, rows: int, repeat: int) -> dict[str, Any]:
+    """``tree()`` of the grid form against the bare walk of the same items and the engine's own path."""
+    import wpfprobe
+    from wpfprobe import ProbeSettings
+
+    h.note(f"[grid {rows}] building and showing the form ...")
+    form, _box, _info, _ = h.show_grid_form(loop, rows)
+    try:
+        probe = wpfprobe.attach(form, settings=ProbeSettings(ui_timeout=UI_TIMEOUT))
+        spans: dict[str, list[Any]] = {"tree": [], "own": [], "floor": []}
+        nodes = floor_nodes = 0
+        kept = probe.engine.settings
+        own = kept.model_copy(update={"toolkit_walk": False})
+        for i in range(repeat + 1):
+            h.note(f"[grid {rows}] {'warm-up' if i == 0 else f'run {i}'}")
+            with rec.op(f"tree grid {rows}") as span:
+                nodes = probe.tree(max_depth=MAX_DEPTH).returned_node_count
+            floor = loop.call(lambda cap=nodes: h.floor_walk_items(form, cap))
+            probe.engine.settings = own
+            try:
+                with rec.op(f"tree (own path) grid {rows}") as own_span:
+                    probe.tree(max_depth=MAX_DEPTH)
+            finally:
+                probe.engine.settings = kept
+            if i:
+                spans["tree"].append(span.hold)
+                spans["own"].append(own_span.hold)
+                spans["floor"].append(floor.hold)
+            floor_nodes = floor.result
+    finally:
+        h.close_form(loop, form)
+
+    def per(key: str, count: int) -> dict[str, Any]:
+        return h.summary([s / max(count, 1) for s in spans[key]], 1e6, 2)
+
+    tree, own_path, floor_items = per("tree", nodes), per("own", nodes), per("floor", floor_nodes)
+    return {
+        "rows": rows,
+        "nodes": nodes,
+        "tree_hold_us_per_node": tree,
+        "floor_nodes": floor_nodes,
+        "floor_hold_us_per_node": floor_items,
+        "own_path_hold_us_per_node": own_path,
+        "ratio": round(tree["median"] / floor_items["median"], 2),
+        "own_path_ratio": round(own_path["median"] / floor_items["median"], 2),
+    }
 
 
 def _summarise(
@@ -202,7 +262,10 @@ def _summarise(
     }
 
 
-def render(results: list[dict[str, Any]], longest: dict[str, Any], machine: dict[str, Any], repeat: int) -> str:
+def render(
+    results: list[dict[str, Any]], longest: dict[str, Any], machine: dict[str, Any], repeat: int,
+    grid: dict[str, Any] | None = None,
+) -> str:  # fmt: skip
     def mp(d: dict[str, Any], digits: int = 1) -> str:
         return f"{d['median']:.{digits}f} / {d['p95']:.{digits}f}"
 
@@ -210,49 +273,71 @@ def render(results: list[dict[str, Any]], longest: dict[str, Any], machine: dict
         f"wpfprobe snapshot benchmark: {machine['runtime']['description']}, Python {machine['python']}, "
         f"{machine['cpu_count']} CPUs, load {machine['load_average_at_start']}, display {machine['display']}",
         f"median / p95 of {repeat} runs after 1 warm-up; hold = time on the UI thread, wall = caller's time",
-        "",
-        f"Full snapshot: probe.tree(max_depth={MAX_DEPTH}) vs bare pythonnet walk (floor), same form, same run",
     ]
-    head = ("controls", "nodes", "hold ms", "hold us/node", "wall ms", "floor hold ms", "floor us/node", "ratio")
-    rows = [head]
-    for r in results:
-        t, f = r["tree"], r["floor_tree"]
-        at_cap = t["truncated"] or t["returned_nodes"] >= t["node_cap"]
-        nodes = f"{t['returned_nodes']}{' (cap)' if at_cap else ''}"
-        rows.append((
-            f"{r['controls']:,}", nodes, mp(t["hold_ms"]), mp(t["hold_us_per_node"]), mp(t["wall_ms"]),
-            mp(f["hold_ms"]), mp(f["hold_us_per_node"]), f"{r['tree_ratio']:.1f}x",
-        ))  # fmt: skip
-    lines += _table(rows)
-    lines += [
-        "",
-        f"All properties of one TextBox: properties(include_defaults=True, take={PROPS_TAKE}) vs "
-        "TypeDescriptor.GetProperties + GetValue (floor)",
-    ]
-    head = ("controls", "props", "via locator hold ms", "via node id hold ms", "locator wall ms",
-            "floor hold ms", "ratio locator", "ratio node id")  # fmt: skip
-    rows = [head]
-    for r in results:
-        p = r["properties"]
-        rows.append((
-            f"{r['controls']:,}", f"{p['returned']}", mp(p["via_locator"]["hold_ms"], 2),
-            mp(p["via_node_id"]["hold_ms"], 2), mp(p["via_locator"]["wall_ms"], 2), mp(p["floor"]["hold_ms"], 2),
-            f"{p['ratio_via_locator']:.1f}x", f"{p['ratio_via_node_id']:.1f}x",
-        ))  # fmt: skip
-    lines += _table(rows)
-    lines += ["", "Every diagnostics provider over the whole app: probe.diagnostics() vs the bare walk (floor) above"]
-    head = ("controls", "findings", "hold ms", "wall ms", "hops", "floor hold ms", "ratio")
-    rows = [head]
-    for r in results:
-        d = r["diagnostics"]
-        rows.append((
-            f"{r['controls']:,}", f"{d['findings']}", mp(d["hold_ms"]), mp(d["wall_ms"]), f"{d['hops']}",
-            mp(r["floor_tree"]["hold_ms"]), f"{d['ratio_to_floor_walk']:.1f}x",
-        ))  # fmt: skip
-    lines += _table(rows)
+    if results:  # a run of only --grid has no forms of controls
+        lines += [
+            "",
+            f"Full snapshot: probe.tree(max_depth={MAX_DEPTH}) vs bare pythonnet walk (floor), same form, same run",
+        ]
+        head = ("controls", "nodes", "hold ms", "hold us/node", "wall ms", "floor hold ms", "floor us/node", "ratio")
+        rows = [head]
+        for r in results:
+            t, f = r["tree"], r["floor_tree"]
+            at_cap = t["truncated"] or t["returned_nodes"] >= t["node_cap"]
+            nodes = f"{t['returned_nodes']}{' (cap)' if at_cap else ''}"
+            rows.append((
+                f"{r['controls']:,}", nodes, mp(t["hold_ms"]), mp(t["hold_us_per_node"]), mp(t["wall_ms"]),
+                mp(f["hold_ms"]), mp(f["hold_us_per_node"]), f"{r['tree_ratio']:.1f}x",
+            ))  # fmt: skip
+        lines += _table(rows)
+        lines += [
+            "",
+            f"All properties of one TextBox: properties(include_defaults=True, take={PROPS_TAKE}) vs "
+            "TypeDescriptor.GetProperties + GetValue (floor)",
+        ]
+        head = ("controls", "props", "via locator hold ms", "via node id hold ms", "locator wall ms",
+                "floor hold ms", "ratio locator", "ratio node id")  # fmt: skip
+        rows = [head]
+        for r in results:
+            p = r["properties"]
+            rows.append((
+                f"{r['controls']:,}", f"{p['returned']}", mp(p["via_locator"]["hold_ms"], 2),
+                mp(p["via_node_id"]["hold_ms"], 2), mp(p["via_locator"]["wall_ms"], 2), mp(p["floor"]["hold_ms"], 2),
+                f"{p['ratio_via_locator']:.1f}x", f"{p['ratio_via_node_id']:.1f}x",
+            ))  # fmt: skip
+        lines += _table(rows)
+        lines += [
+            "",
+            "Every diagnostics provider over the whole app: probe.diagnostics() vs the bare walk (floor) above",
+        ]
+        head = ("controls", "findings", "hold ms", "wall ms", "hops", "floor hold ms", "ratio")
+        rows = [head]
+        for r in results:
+            d = r["diagnostics"]
+            rows.append((
+                f"{r['controls']:,}", f"{d['findings']}", mp(d["hold_ms"]), mp(d["wall_ms"]), f"{d['hops']}",
+                mp(r["floor_tree"]["hold_ms"]), f"{d['ratio_to_floor_walk']:.1f}x",
+            ))  # fmt: skip
+        lines += _table(rows)
+    if grid is not None:
+        lines += [
+            "",
+            f"A bound grid and a virtual list view of {grid['rows']:,} rows each, their rows in view and cells: "
+            "tree() vs the bare walk of the same items (floor), and the engine's own path",
+        ]
+        head = ("rows", "nodes", "hold us/node", "floor nodes", "floor us/node", "ratio", "own path us/node", "ratio")
+        lines += _table([
+            head,
+            (
+                f"{grid['rows']:,}", f"{grid['nodes']}", mp(grid["tree_hold_us_per_node"]), f"{grid['floor_nodes']}",
+                mp(grid["floor_hold_us_per_node"]), f"{grid['ratio']:.2f}x", mp(grid["own_path_hold_us_per_node"]),
+                f"{grid['own_path_ratio']:.2f}x",
+            ),
+        ])  # fmt: skip
     lines += ["", f"Longest single UI-thread hold by the probe in this run: {longest['ms']:.1f} ms ({longest['op']})"]
     hops = {r["tree"]["hops"] for r in results} | {r["properties"]["via_locator"]["hops"] for r in results}
-    lines.append(f"UI-thread hops per call: {', '.join(map(str, sorted(hops)))}")
+    if hops:
+        lines.append(f"UI-thread hops per call: {', '.join(map(str, sorted(hops)))}")
     return "\n".join(lines)
 
 
@@ -282,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         loop = h.UiLoop.start()
         machine = h.machine_info(runtime, display)
         results = [bench_size(loop, rec, size, args.repeat) for size in args.sizes]
+        grid = None if args.grid is None else bench_grid(loop, rec, args.grid, args.repeat)
         worst = rec.longest()
         longest = {"ms": round(worst.seconds * 1e3, 3), "op": worst.label} if worst else {"ms": 0.0, "op": "none"}
         report = {
@@ -289,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
             "machine": machine,
             "settings": {
                 "sizes": args.sizes,
+                "grid": args.grid,
                 "repeat": args.repeat,
                 "warmup": 1,
                 "max_depth": MAX_DEPTH,
@@ -297,11 +384,12 @@ def main(argv: list[str] | None = None) -> int:
                 "statistics": "median and p95 (linear interpolation) over the measured runs",
             },
             "results": results,
+            "grid": grid,
             "longest_hold": longest,
             "holds_recorded": len(rec.holds),
             "load_average_at_end": h.loadavg(),
         }
-        print(render(results, longest, machine, args.repeat))
+        print(render(results, longest, machine, args.repeat, grid))
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")

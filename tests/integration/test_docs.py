@@ -9,8 +9,27 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: Recipes that start an app of their own, from loading the runtime: their blocks are the cells of one
+#: notebook, run in order in a fresh interpreter (the shared example app has loaded the runtime here).
+OWN_PROCESS = [ROOT / "docs" / "notebook.md"]
+DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if p not in OWN_PROCESS)]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+@pytest.mark.parametrize("doc", OWN_PROCESS, ids=[p.name for p in OWN_PROCESS])
+def test_a_recipe_runs_as_a_notebook_would_in_a_process_of_its_own(doc: Path, display: str | None) -> None:
+    import os
+    import subprocess
+    import sys
+
+    cells = BLOCK.findall(doc.read_text(encoding="utf-8"))
+    assert len(cells) >= 2
+    script = "\n\n".join(cells) + "\nprint('the recipe ran to its end')\n"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0 and "the recipe ran to its end" in done.stdout, done.stdout + done.stderr
 
 
 def _blocks() -> list[Any]:

@@ -244,17 +244,21 @@ def test_profiles_are_saved_listed_launched_and_removed_from_the_command_line(
                 "--", sys.executable, SCRIPT, str(control))  # fmt: skip
     assert added.returncode == 0, added.stderr
     listed = json.loads(cli("profiles", "list", "--json").stdout)
-    assert listed == [{"name": "plain-app", "command": [sys.executable, SCRIPT, str(control)], "cwd": str(HERE),
+    # The script as it runs from anywhere: relative to the profile's --cwd, made absolute.
+    assert listed == [{"name": "plain-app", "command": [sys.executable, str(HERE / SCRIPT), str(control)], "cwd": str(HERE),
                        "allow": "interact", "allowActions": [], "confirmDestructive": False,
                        "env": ["PLAIN_SECRET"]}]  # fmt: skip
     assert "s3cr3t" not in cli("profiles", "list").stdout
-    again = cli("profiles", "add", "plain-app", "--", sys.executable, SCRIPT)
+    again = cli("profiles", "add", "plain-app", "--", sys.executable, str(HERE / SCRIPT))
     assert again.returncode == 2 and "--replace" in again.stderr
     launched = cli("launch", "--profile", "plain-app", "--json")
     assert launched.returncode == 0, launched.stderr
     facts = json.loads(launched.stdout)
     with reaped(facts["pid"]):
         assert facts["appName"] == "plain-app" and facts["tier"] == "interact"
+        # The id `wpfprobe ls` shows (it printed the probe's own, plain-app-<pid>, before).
+        assert facts["appId"] == "plain-app" and facts["probeAppId"] == f"plain-app-{facts['pid']}"
+        assert [a["appId"] for a in json.loads(cli("ls", "--json").stdout)] == ["plain-app"]
         assert facts["url"].startswith("http://127.0.0.1:")
         manifest = next(m for m in _manifest.read_all(home / "sessions") if m.pid == facts["pid"])
         assert manifest.token not in launched.stdout + launched.stderr

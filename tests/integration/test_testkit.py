@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BUGGY = ROOT / "tests" / "integration" / "scripts" / "buggy_app.py"
 EXAMPLE = ROOT / "examples" / "winforms_app.py"
 SEED = 2
-CRASH = "crash|RuntimeError|Button#applyButton"
-KEY_ERROR = "exception|KeyError|Button#processButton"
-PAGER = "exception|IndexError|Button#nextPageButton"
+CRASH = "crash|RuntimeError|#applyButton"
+KEY_ERROR = "exception|KeyError|#processButton"
+PAGER = "exception|IndexError|#nextPageButton"
 SECTIONS = [
     "## Title", "## Summary", "## Repro Steps", "## Actual Result", "## Expected Result", "## Environment",
     "## Evidence", "## Root Cause Hypothesis",

@@ -12,6 +12,7 @@ and the depth cut.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +20,8 @@ import pytest
 
 # Every test runs on the example the run drives (WPFPROBE_EXAMPLE); the zoo's are WinForms only.
 pytestmark = [pytest.mark.toolkit("winforms", "wpf")]
+#: WinForms here is Mono's; on Windows it is the .NET Framework's, which formats some values otherwise.
+MONO = not sys.platform.startswith("win")
 
 
 @pytest.fixture(autouse=True)
@@ -375,9 +378,67 @@ def _view_patterns() -> Any:
         args.Item = ListViewItem(f"virtual {args.ItemIndex}")
 
     virtual.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_row)
+    # Virtual lists: 5,000 rows with cells and check boxes (scrolled, some selected), one in list view (no
+    # columns, no cells), an empty one, and one handing out rows of a class written in Python (left to the engine).
+    huge = place("hugeVirtual", View.Details, 420, 230, 200, 100)
+    columns(huge, "Key", "Value")
+    huge.CheckBoxes = True
+    huge.VirtualMode = True
+    huge.VirtualListSize = 5000
+
+    def make_huge_row(_sender: Any, args: Any) -> None:
+        i = int(args.ItemIndex)
+        row = ListViewItem(f"key {i}")
+        row.SubItems.Add(f"value {i}")
+        row.Checked = i % 3 == 0
+        if i % 7 == 0:
+            row.Name = f"virtual{i}"
+        args.Item = row
+
+    huge.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_huge_row)
+    listed = place("listVirtual", View.List, 0, 340, 150, 60)
+    columns(listed, "Ignored")
+    listed.VirtualMode = True
+    listed.VirtualListSize = 12
+    listed.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_row)
+    nothing = place("emptyVirtual", View.Details, 160, 340, 150, 60)
+    columns(nothing, "None yet")
+    nothing.VirtualMode = True
+    nothing.VirtualListSize = 0
+    nothing.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_row)
+
+    class PythonRow(ListViewItem):  # type: ignore[misc, valid-type]
+        __namespace__ = "WalkerLiveTests"
+
+    odd = place("oddVirtual", View.Details, 320, 340, 150, 60)
+    columns(odd, "Row")
+    odd.VirtualMode = True
+    odd.VirtualListSize = 3
+
+    def make_python_row(_sender: Any, args: Any) -> None:
+        row = PythonRow()
+        row.Text = f"python {args.ItemIndex}"
+        args.Item = row
+
+    odd.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_python_row)
+    # An app's handler that fails for some rows: it throws for row 1 and gives no row for row 2.
+    faulty = place("faultyVirtual", View.Details, 480, 340, 150, 60)
+    columns(faulty, "Row")
+    faulty.VirtualMode = True
+    faulty.VirtualListSize = 4
+
+    def make_faulty_row(_sender: Any, args: Any) -> None:
+        i = int(args.ItemIndex)
+        if i == 1:
+            raise ValueError("no row 1 here")
+        if i != 2:
+            args.Item = ListViewItem(f"faulty {i}")
+
+    faulty.RetrieveVirtualItem += RetrieveVirtualItemEventHandler(make_faulty_row)
     form.Shown += EventHandler(lambda *_: None)
     form.Show()
     details.EnsureVisible(25)  # scrolled (once it has a window): the first rows are out of view
+    huge.EnsureVisible(2520)
     details.Focus()
     details.FocusedItem = details.Items[3]
     return form
@@ -390,19 +451,17 @@ def test_list_view_columns_rows_and_cells_are_walked_in_net_as_the_engine_reads_
 ) -> None:
     """Columns in display order (details view only), rows and their cells (fewer or more subitems than columns,
     named ones), list and icon views, check boxes, selection, focus, scrolling, a hidden, a disabled and a
-    headerless list view, an empty one, 300 rows: walked in .NET, equal to the engine's own reads; a list view in
-    virtual mode is still left to the engine."""
+    headerless list view, an empty one, 300 rows, and lists in virtual mode (their rows in view only, and their
+    total; rows of a Python class, and an app's handler that throws or gives no row): walked in .NET, equal to
+    the engine's own reads."""
     form = running_app.invoke(_view_patterns)
     try:
         count, left_to_the_engine = _left_to_the_engine(probe, "Form#viewPatterns", max_depth=10)
         assert count > 1000
-        # The virtual list view, its column and its rows and cells in view: nothing else is read the engine's way.
-        assert set(left_to_the_engine) == {
-            ("ListView", "virtualView"),
-            ("ColumnHeader", "virtualViewFirst"),
-            ("ListViewItem", None),
-            ("ListViewSubItem", None),
-        }
+        # The rows of a Python class in a virtual list, and their cells, and the rows an app's handler failed to
+        # give: the engine reads them, as ItemRefs (the last two as it reads a row it cannot get).
+        assert set(left_to_the_engine) == {("PythonRow", None), ("ListViewSubItem", None), ("ItemRef", None)}
+        assert len(left_to_the_engine) == 8
         tree = probe.tree("Form#viewPatterns", max_depth=10).model_dump()["root"]
         views = {kid["name"]: kid for kid in tree["children"]}
         shown = views["detailsView"]["children"]
@@ -428,6 +487,24 @@ def test_list_view_columns_rows_and_cells_are_walked_in_net_as_the_engine_reads_
         assert [k["type"] for k in views["emptyView"]["children"]] == ["ColumnHeader", "ColumnHeader"]
         assert len(views["bigView"]["children"]) == 302
         assert views["virtualView"]["total_count"] == 41
+        huge = views["hugeVirtual"]
+        assert huge["total_count"] == 5002 and 5 < len(huge["children"]) < 40
+        rows = huge["children"][2:]
+        first = int(rows[0]["text"][4:])
+        assert rows[0]["node_id"] == f"{huge['node_id']}.{first}" and 2490 < first <= 2520
+        assert [r["name"] for r in rows] == [
+            f"virtual{i}" if i % 7 == 0 else None for i in range(first, first + len(rows))
+        ]
+        assert all(r["checked"] == (int(r["text"][4:]) % 3 == 0) for r in rows)
+        assert [c["text"] for c in rows[0]["children"]] == [rows[0]["text"], "value" + rows[0]["text"][3:]]
+        listed = views["listVirtual"]
+        assert listed["total_count"] == 12 and [r["text"] for r in listed["children"]] == [
+            f"virtual {i}" for i in range(len(listed["children"]))
+        ]
+        assert (views["emptyVirtual"]["total_count"], len(views["emptyVirtual"]["children"])) == (1, 1)
+        faulty = views["faultyVirtual"]["children"][1:]  # its column, then its rows
+        assert [r["text"] for r in faulty] == ["faulty 0", None, None, "faulty 3"]
+        assert faulty[1]["error"]["message"] == "no row 1 here" and faulty[2]["error"] is not None
         # Cut between a row and its cells, at a node cap inside a list view's rows, and in slices of 0.3 ms.
         for depth in (1, 2):
             _assert_same(probe, "Form#viewPatterns", max_depth=depth)
@@ -470,3 +547,259 @@ def test_a_walk_hands_its_result_over_in_a_slice_of_its_own_and_the_next_walk_re
     states, counts = running_app.invoke(walk_twice)
     assert Object.ReferenceEquals(states[0], states[1])
     assert counts[0] == counts[1] > 20
+
+
+def _settled(probe: Any, root: str, timeout: float = 60.0) -> None:
+    """Wait until ``root``'s tree reads the same twice in a row: a grid just shown and scrolled marks its
+    columns and rows Displayed as it paints, over a few passes of the message loop."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        now = probe.tree(root, max_depth=10).model_dump()
+        if now == last:
+            return
+        last = now
+        time.sleep(0.1)
+    raise AssertionError(f"{root} kept changing for {timeout} s")
+
+
+def _grid_patterns() -> Any:
+    """A form of grids in the set-ups and states the zoo's bound grid lacks."""
+    import clr
+
+    clr.AddReference("System.Data")
+    from System import Boolean, DateTime, DBNull, Decimal, Double, Int32
+    from System.Data import DataTable
+    from System.Windows.Forms import (
+        CheckState,
+        DataGridView,
+        DataGridViewCellValueEventHandler,
+        DataGridViewCheckBoxColumn,
+        DataGridViewImageColumn,
+        DataGridViewSelectionMode,
+        DataGridViewTextBoxColumn,
+        Form,
+    )
+
+    form = Form()
+    form.Name = "gridPatterns"
+    form.Text = "Grid patterns"
+    form.SetBounds(0, 0, 900, 800)
+
+    def place(name: str, x: int, y: int, w: int = 420, h: int = 200) -> Any:
+        grid = DataGridView()
+        grid.Name = name
+        grid.SetBounds(x, y, w, h)
+        form.Controls.Add(grid)
+        return grid
+
+    # Bound to 5,000 orders: formatted prices and dates, nulls, a hidden column, columns reordered, scrolled,
+    # rows selected, the current cell set in a focused grid, a row header with a value.
+    table = DataTable("Orders")
+    table.Columns.Add("Id", clr.GetClrType(Int32))
+    table.Columns.Add("Customer")
+    table.Columns.Add("Price", clr.GetClrType(Decimal))
+    table.Columns.Add("Due", clr.GetClrType(DateTime))
+    table.Columns.Add("Secret")
+    table.Columns.Add("Shipped", clr.GetClrType(Boolean))
+    table.BeginLoadData()
+    for i in range(5000):
+        customer = DBNull.Value if i % 5 == 0 else f"customer {i}"
+        shipped = DBNull.Value if i % 7 == 0 else i % 2 == 0
+        table.Rows.Add(i, customer, Decimal(i) / Decimal(4), DateTime(2024, 1, 1).AddDays(i), f"s{i}", shipped)
+    table.EndLoadData()
+    bound = place("boundGrid", 0, 0)
+    bound.DataSource = table
+    bound.SelectionMode = DataGridViewSelectionMode.FullRowSelect
+    bound.MultiSelect = True
+    # Unbound: text and three-state check box columns, values of many kinds, a hidden row, the new row.
+    unbound = place("unboundGrid", 430, 0, 440, 300)
+    key = DataGridViewTextBoxColumn()
+    key.Name = "key"
+    key.HeaderText = "Key"
+    amount = DataGridViewTextBoxColumn()
+    amount.Name = "amount"
+    amount.HeaderText = ""
+    amount.DefaultCellStyle.Format = "N2"
+    amount.DefaultCellStyle.NullValue = "(none)"
+    done = DataGridViewCheckBoxColumn()
+    done.Name = "done"
+    done.HeaderText = "Done"
+    maybe = DataGridViewCheckBoxColumn()
+    maybe.Name = "maybe"
+    maybe.HeaderText = "Maybe"
+    maybe.ThreeState = True
+    spare = DataGridViewCheckBoxColumn()
+    spare.Name = "spare"
+    spare.Visible = False
+    for column in (key, amount, done, maybe, spare):
+        unbound.Columns.Add(column)
+    values = [
+        ("plain", Double(1.5), True, CheckState.Checked),
+        (None, None, False, CheckState.Indeterminate),
+        ("  ", Int32(3), None, CheckState.Unchecked),
+        ("|", Double(1000), "true", None),
+        ("one", None, "1", None),
+        ("checked", None, "Checked", None),
+        ("dbnull", None, DBNull.Value, None),
+        ("hidden row", None, True, None),
+        # str(1.0) is "1.0" in Python, "1" in .NET: a Double in the row's text leaves the row (and its cells) to
+        # the engine, one only in a hidden column leaves its cell's check.
+        ("float", None, Double(1.0), None),
+        ("int", None, Int32(1), None, Double(1.0)),
+    ]
+    for row_values in values:
+        unbound.Rows.Add(*row_values)
+    unbound.Rows[7].Visible = False
+    unbound.Rows[0].HeaderCell.Value = "R1"
+    # Virtual mode: 5,000 rows whose values the app hands out, scrolled.
+    virtual = place("virtualGrid", 0, 310)
+    virtual.VirtualMode = True
+    for name in ("Index", "Square"):
+        column = DataGridViewTextBoxColumn()
+        column.Name = f"v{name}"
+        column.HeaderText = name
+        virtual.Columns.Add(column)
+    virtual.AllowUserToAddRows = False
+    virtual.RowCount = 5000
+
+    def value_needed(_sender: Any, args: Any) -> None:
+        row = int(args.RowIndex)
+        args.Value = str(row) if args.ColumnIndex == 0 else str(row * row)
+
+    virtual.CellValueNeeded += DataGridViewCellValueEventHandler(value_needed)
+    # Hidden, and one without headers: no rows in view, and columns not shown.
+    hidden = place("hiddenGrid", 430, 310, 200, 100)
+    hidden.Columns.Add("only", "Only")
+    hidden.Rows.Add("unseen")
+    hidden.Visible = False
+    headless = place("headlessGrid", 640, 310, 230, 100)
+    headless.Columns.Add("a", "A")
+    headless.Columns.Add("b", "B")
+    for i in range(3):
+        headless.Rows.Add(f"a{i}", f"b{i}")
+    headless.ColumnHeadersVisible = False
+    headless.RowHeadersVisible = False
+    headless.Enabled = False
+    empty = place("emptyGrid", 430, 420, 200, 80)
+    empty.AllowUserToAddRows = False
+    # Rows whose text is only separators and spaces have none; an image column shows its image's ToString.
+    blank = place("blankGrid", 640, 420, 230, 120)
+    blank.Columns.Add("first", "First")
+    blank.Columns.Add("second", "Second")
+    blank.Columns.Add(DataGridViewImageColumn())
+    blank.AllowUserToAddRows = False
+    for pair in (("", None), (" ", "|"), ("|", "x")):
+        blank.Rows.Add(*pair)
+    blank.Columns[2].Visible = False
+    form.Show()
+    # Once shown: columns reordered and hidden, scrolled, selected, the current cell, focus.
+    bound.Columns["Secret"].Visible = False
+    bound.Columns["Price"].DefaultCellStyle.Format = "C2"
+    bound.Columns["Due"].DefaultCellStyle.Format = "yyyy-MM-dd"
+    bound.Columns["Shipped"].DisplayIndex = 0
+    bound.FirstDisplayedScrollingRowIndex = 2500
+    bound.Focus()
+    bound.CurrentCell = bound.Rows[2503].Cells["Customer"]  # selects its row (full-row selection)
+    bound.Rows[2501].Selected = True
+    virtual.CurrentCell = virtual.Rows[4000].Cells[0]  # scrolls it into view
+    virtual.FirstDisplayedScrollingRowIndex = 4000
+    # A grid marks its rows and columns Displayed when it paints: paint now, so both reads see the same grids.
+    form.Refresh()
+    return form
+
+
+@pytest.mark.toolkit("winforms")
+@pytest.mark.usefixtures("running_app")
+def test_grid_columns_rows_in_view_and_cells_are_walked_in_net_as_the_engine_reads_them(
+    probe: Any, running_app: Any
+) -> None:
+    """Bound (5,000 rows, scrolled, formatted values, nulls, a hidden and a reordered column, selected rows, the
+    current cell in a focused grid), unbound (check boxes of every value kind, a three-state one, an empty header,
+    a hidden row, the new row, a row header), virtual mode (5,000 rows, scrolled), hidden, headerless and disabled,
+    and empty grids: the columns, the rows in view and their cells walked in .NET equal the engine's own reads,
+    and each grid's node counts all its rows."""
+    form = running_app.invoke(_grid_patterns)
+    try:
+        _settled(probe, "Form#gridPatterns")
+        count, left_to_the_engine = _left_to_the_engine(probe, "Form#gridPatterns", max_depth=10)
+        assert count > 150
+        # The row showing a Double, its cells, and the hidden check box cell holding one: nothing else is read
+        # the engine's way. (Mono's check box cells format a value as it is; the .NET Framework's as a Boolean.)
+        expected = [
+            *[("DataGridViewCheckBoxCell", None)] * 4,
+            ("DataGridViewRow", None),
+            *[("DataGridViewTextBoxCell", None)] * 2,
+        ]
+        if MONO:
+            assert left_to_the_engine == expected, left_to_the_engine
+        else:
+            assert set(left_to_the_engine) <= set(expected), left_to_the_engine
+        tree = probe.tree("Form#gridPatterns", max_depth=10).model_dump()["root"]
+        grids = {kid["name"]: kid for kid in tree["children"]}
+        bound = grids["boundGrid"]
+        columns = {k["name"]: k for k in bound["children"] if k["type"].endswith("Column")}
+        controls = [k for k in bound["children"] if not k["type"].startswith("DataGridView")]
+        # Its controls (scroll bars), six columns, 5,000 rows and the new row.
+        assert bound["total_count"] == len(controls) + 6 + 5001
+        assert columns["Secret"]["visible"] is False and columns["Id"]["visible"] is True
+        rows = [k for k in bound["children"] if k["type"] == "DataGridViewRow"]
+        assert 5 < len(rows) < 30 and all(r["visible"] for r in rows)
+        # A row's cells come in the columns' order: the Id and Customer cells are where their columns are.
+        order = [k["name"] for k in bound["children"] if k["type"].endswith("Column")]
+        at_id, at_customer = order.index("Id"), order.index("Customer")
+        by_id = {r["children"][at_id]["text"]: r for r in rows}
+        assert {k for k, r in by_id.items() if r["selected"]} == {"2501", "2503"}
+        assert [r["focused"] for r in rows].count(True) == 1 and by_id["2503"]["focused"]
+        assert [c["focused"] for c in by_id["2503"]["children"]] == [i == at_customer for i in range(6)]
+        assert by_id["2500"]["children"][at_customer]["text"] is None  # a null customer
+        assert by_id["2503"]["children"][at_customer]["text"] == "customer 2503"
+        assert "s2503" not in by_id["2503"]["text"]  # the hidden column's cell is not in the row's text
+        unbound = [k for k in grids["unboundGrid"]["children"] if k["type"] == "DataGridViewRow"]
+        texts = [r["text"].split(" | ")[0] for r in unbound]
+        assert texts == ["plain", "", "  ", "|", "one", "checked", "dbnull", "float", "int", ""]
+        if MONO:
+            assert unbound[8]["text"] == "int |  | 1 | Indeterminate"
+        checks = [[c["checked"] for c in r["children"][2:]] for r in unbound]
+        assert checks[:9] == [
+            [True, True, False], [False, None, False], [False, False, False], [True, False, False],
+            [True, False, False], [True, False, False], [False, False, False], [False, False, False],
+            [True, False, False],
+        ]  # fmt: skip
+        headers = [c["text"] for c in grids["unboundGrid"]["children"] if c["type"].endswith("Column")]
+        assert headers[:2] == ["Key", None]
+        virtual = grids["virtualGrid"]
+        assert virtual["total_count"] == 2 + 2 + 5000
+        virtual_rows = [k for k in virtual["children"] if k["type"] == "DataGridViewRow"]
+        assert virtual_rows and all(3990 < int(r["text"].split(" | ")[0]) < 4030 for r in virtual_rows), [
+            r["text"] for r in virtual_rows
+        ]
+        top = int(virtual_rows[0]["text"].split(" | ")[0])
+        assert virtual_rows[0]["text"] == f"{top} | {top * top}"
+        hidden = grids["hiddenGrid"]
+        # No row is in view in a hidden grid: its one row and the new row count all the same.
+        assert hidden["total_count"] == len(hidden["children"]) + 2
+        assert not any(k["visible"] for k in hidden["children"])
+        headless = grids["headlessGrid"]
+        assert [k["visible"] for k in headless["children"] if k["type"].endswith("Column")] == [False, False]
+        assert not any(k["enabled"] for k in headless["children"] if k["type"].startswith("DataGridView"))
+        assert [r["text"] for r in grids["blankGrid"]["children"] if r["type"] == "DataGridViewRow"] == [
+            None,
+            None,
+            "| | x",
+        ]
+        # Cut between a row and its cells, at a node cap inside a grid's rows, and in slices of 0.3 ms.
+        for depth in (1, 2, 3):
+            _assert_same(probe, "Form#gridPatterns", max_depth=depth)
+        engine = probe.engine
+        kept_settings = engine.settings
+        for update in ({"max_tree_nodes": 30}, {"max_tree_nodes": 120}, {"ui_slice": 0.0003}):
+            engine.settings = kept_settings.model_copy(update=update)
+            try:
+                _assert_same(probe, "Form#gridPatterns", max_depth=10)
+            finally:
+                engine.settings = kept_settings
+    finally:
+        running_app.invoke(lambda: (form.Close(), form.Dispose()))

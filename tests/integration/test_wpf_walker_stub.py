@@ -79,7 +79,7 @@ def test_the_walk_reads_what_a_tree_node_shows(walked: dict[str, Any]) -> None:
         "Window", -1, 0, "Main _x", None,
     )  # fmt: skip
     assert window["automationId"] == "mainId" and window["children"] == 1
-    assert (form["name"], form["parent"], form["depth"], form["children"]) == ("form", 0, 1, 55)
+    assert (form["name"], form["parent"], form["depth"], form["children"]) == ("form", 0, 1, 60)
     save, plain, password, agree, maybe = nodes[2:7]
     assert (save["name"], save["text"], save["accessKey"], save["complete"]) == ("save", "Save As", "A", True)
     assert (plain["text"], plain["accessKey"]) == ("a_b", None)  # a TextBlock shows "_" as it is
@@ -100,10 +100,28 @@ def test_elements_the_engine_reads_its_own_way_are_rich_and_their_text_is_not_re
     nodes = walked["whole"]["nodes"]
     rich = {n["id"] for n in nodes if not n["complete"]}
     # A password box; a bound text; a Content that is no string; an item; an items host; a container; a hiding type.
-    expected = [nodes[i]["id"] for i in (4, 7, 8, 10, 11, 12, 13)]
+    # A list whose item count fails and a combo box.
+    expected = [nodes[i]["id"] for i in (4, 7, 8, 10, 12, 13)]
+    expected += [n["id"] for n in nodes if n["type"] in ("ItemsControl", "ComboBox") and n["name"] is None]
     assert sorted(rich) == sorted(expected)
     assert [i for i, _depth in walked["whole"]["incomplete"]] == expected
     assert all(n["text"] is None for n in nodes if not n["complete"])
+
+
+def test_lists_and_items_hosts_carry_the_total_the_adapter_gives(walked: dict[str, Any]) -> None:
+    """``_ItemsAdapter.child_total``: a list's items over MAX_LISTED_ITEMS (1,000), and an items host's owner's
+    items over the containers it holds; walked in .NET, no longer left to the engine."""
+    nodes = walked["whole"]["nodes"]
+    lists = {n["name"]: n for n in nodes if n["type"] == "ItemsControl" and n["name"]}
+    assert [(n["total"], n["complete"], n["children"]) for n in lists.values()] == [
+        (1500, True, 1), (None, True, 1), (None, True, 1),
+    ]  # fmt: skip
+    hosts = {nodes[n["parent"]]["name"]: n for n in nodes if n["parent"] >= 0 and nodes[n["parent"]]["name"] in lists}
+    assert {name: (h["total"], h["complete"]) for name, h in hosts.items()} == {
+        "list1500": (1500, True), "list10": (10, True), "list2": (None, True),
+    }  # fmt: skip
+    hosted = nodes[11]  # an items host with no owner: no total
+    assert (hosted["type"], hosted["total"], hosted["complete"]) == ("StackPanel", None, True)
 
 
 def test_a_read_that_throws_costs_that_read_only(walked: dict[str, Any]) -> None:
@@ -121,6 +139,6 @@ def test_slices_depth_and_cap(walked: dict[str, Any]) -> None:
     whole, sliced = walked["whole"], walked["sliced"]
     assert sliced["slices"] > 1 and sliced["nodes"] == whole["nodes"] and sliced["incomplete"] == whole["incomplete"]
     assert [n["depth"] for n in walked["shallow"]["nodes"]] == [0, 1]
-    assert walked["shallow"]["nodes"][1]["children"] == 55  # counted, not walked
+    assert walked["shallow"]["nodes"][1]["children"] == 60  # counted, not walked
     assert len(walked["capped"]["nodes"]) == 5
     assert all(run["registered"] for run in (whole, sliced, walked["shallow"], walked["capped"]))

@@ -4,8 +4,8 @@
 It reads each element through the fake adapter's own methods, in the order the
 engine's own path does, and records a failed read the way a walk in .NET does
 (the read's name, the error's type and message). An element whose node needs
-more than the walk reads (a selector's items, a password box, a partial child
-list) is left incomplete, as the WinForms walk leaves its rich controls.
+more than the walk reads (a selector's items, a password box) is left
+incomplete, as the WinForms walk leaves its rich controls.
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ class FakeWalk:
                     n.parent, n.depth, n.node_id, at, n.naming.name, *self._raw.get(n.node_id, (None, False)),
                     s.visible, s.enabled, s.focused,
                     s.checked, n.child_count, not n.complete, s.selected, s.expanded, n.naming.automation_id,
+                    n.total_count,
                 ])  # fmt: skip
             self.types = list(type_index)
         return done
@@ -127,12 +128,15 @@ class FakeWalk:
                 if len(self._order) < self._cap:
                     self._order.append((kid, index, depth + 1))
         rich = el.items is not None or el.type_name in ("ListBox", "ComboBox", "TabControl", "ListView")
-        rich = rich or el.password_char or el.total_children is not None or leaves
+        rich = rich or el.password_char or leaves
+        # A partial child list is walked, with its total (as WinForms' walk does a grid's rows in view).
+        total = guarded("childTotal", lambda: a.child_total(el), None)
         if rich:
             self.incomplete.append((el, depth))
         return WalkedNode(
             node_id=node_id, parent=parent, depth=depth, naming=naming, text=text,
             access_key=key, state=state, child_count=len(kids), faults=tuple(faults), complete=not rich,
+            total_count=total,
         )  # fmt: skip
 
     def _text(self, el: Any) -> tuple[str | None, str | None]:

@@ -101,7 +101,7 @@ def test_tickets_list_groups_by_signature_and_show_prints_one(
     assert listed["tickets"] == 2 and [f["count"] for f in listed["failures"]] == [2]
     assert listed["failures"][0]["seeds"] == [1, 2]
     assert main(["tickets", "list"]) == 0
-    assert "1 distinct failures in 2 tickets" in capsys.readouterr().out
+    assert "1 distinct failure in 2 tickets" in capsys.readouterr().out
     assert main(["tickets", "show", "--last"]) == 0
     shown = capsys.readouterr().out
     assert "## Repro Steps" in shown and "1. Click the button 'Go' (#b)" in shown and str(made[1].path) in shown

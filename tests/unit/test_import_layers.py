@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 #: Lowest first. A module belongs to the longest prefix that names it.
 LAYERS: list[tuple[str, ...]] = [
-    ("wpfprobe.core", "wpfprobe.errors", "wpfprobe.testing"),
+    ("wpfprobe.core", "wpfprobe.errors", "wpfprobe.testing", "wpfprobe.examples"),
     ("wpfprobe.audit",),
     ("wpfprobe_clr",),
     ("wpfprobe.engine",),

@@ -11,10 +11,16 @@ from wpfprobe.core.errors import InvalidArgumentError
 
 
 def test_a_python_invocation_keeps_its_interpreter_options_and_the_apps_arguments() -> None:
-    assert probe_command(["python3.11", "-u", "-X", "dev", "app.py", "--x", "-y"], allow="interact") == [
-        "python3.11", "-u", "-X", "dev", "-m", "wpfprobe", "run", "--allow", "interact", "--name", "app",
+    assert probe_command(["python3.9", "-u", "-X", "dev", "app.py", "--x", "-y"], allow="interact") == [
+        "python3.9", "-u", "-X", "dev", "-m", "wpfprobe", "run", "--allow", "interact", "--name", "app",
         "app.py", "--x", "-y",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("word", ["python", "python3", f"python{sys.version_info.major}.{sys.version_info.minor}"])
+def test_a_bare_python_is_the_interpreter_running_wpfprobe(word: str) -> None:
+    """Regression (issue 20): from an unactivated venv, `python` found the system's, without wpfprobe."""
+    assert probe_command([word, "app.py"])[0] == sys.executable
 
 
 def test_a_script_runs_with_this_interpreter_and_is_named_after_its_stem() -> None:

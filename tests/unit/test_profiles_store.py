@@ -16,8 +16,14 @@ from wpfprobe.core.errors import InvalidArgumentError
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("WPFPROBE_HOME", str(tmp_path))
-    return tmp_path
+    monkeypatch.setenv("WPFPROBE_HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    # The scripts the profiles name: a profile's script must exist when it is saved.
+    monkeypatch.chdir(tmp_path)
+    for script in ("a.py", "b.py", "c.py", "other.py", "work/orders.py"):
+        (tmp_path / script).parent.mkdir(exist_ok=True)
+        (tmp_path / script).write_text("", encoding="utf-8")
+    return tmp_path / "home"
 
 
 def test_the_file_lives_in_wpfprobe_home_beside_the_sessions(home: Path) -> None:
@@ -31,6 +37,9 @@ def test_add_get_list_remove(home: Path) -> None:
     assert load_profiles() == {}
     first = new_profile("orders", ["python", "orders.py", "--demo"], cwd="work", allow="interact", env={"K": "v"})
     assert first.cwd == os.path.abspath("work")
+    # Kept as it runs from anywhere: the interpreter running wpfprobe, the script relative to cwd made absolute.
+    orders = [sys.executable, os.path.abspath("work/orders.py"), "--demo"]
+    assert first.command == orders
     add_profile(first)
     add_profile(new_profile("b-app_2", ["b.py"]))
     assert list(load_profiles()) == ["b-app_2", "orders"]
@@ -38,7 +47,7 @@ def test_add_get_list_remove(home: Path) -> None:
     remove_profile("b-app_2")
     assert list(load_profiles()) == ["orders"]
     data = json.loads((home / "profiles.json").read_text())
-    assert data["schemaVersion"] == 1 and data["profiles"]["orders"]["command"] == ["python", "orders.py", "--demo"]
+    assert data["schemaVersion"] == 1 and data["profiles"]["orders"]["command"] == orders
 
 
 def test_the_file_is_owner_only_and_leaves_no_temporary_files(home: Path) -> None:
@@ -54,7 +63,7 @@ def test_a_duplicate_needs_replace(home: Path) -> None:
         add_profile(new_profile("a", ["other.py"]))
     assert "replace" in caught.value.suggestion.lower()
     add_profile(new_profile("a", ["other.py"]), replace=True)
-    assert get_profile("a").command == ["other.py"]
+    assert get_profile("a").command == [os.path.abspath("other.py")]
 
 
 @pytest.mark.parametrize("name", ["", "has space", "a/b", "x" * 65, "dot.name"])
@@ -62,6 +71,12 @@ def test_bad_names_are_refused(name: str) -> None:
     with pytest.raises(InvalidArgumentError) as caught:
         new_profile(name, ["a.py"])
     assert "profile name" in caught.value.message
+
+
+def test_a_script_that_does_not_exist_is_refused_when_the_profile_is_saved() -> None:
+    with pytest.raises(InvalidArgumentError) as caught:
+        new_profile("a", ["python", "app/missing.py"])
+    assert "app/missing.py, relative to the current directory" in caught.value.message
 
 
 def test_a_command_that_is_not_a_python_app_is_refused() -> None:

@@ -24,9 +24,9 @@ from wpfprobe.testkit.replay import replay, run_replay
 from wpfprobe.testkit.runner import Runner
 from wpfprobe.testkit.tickets import all_tickets, load_ticket
 
-KEY_ERROR = "exception|KeyError|Button#processButton"
-DIALOG = "error-dialog|Error|Button#applyButton"
-CRASH = "crash|RuntimeError|Button#crashButton"
+KEY_ERROR = "exception|KeyError|#processButton"
+DIALOG = "error-dialog|Error|#applyButton"
+CRASH = "crash|RuntimeError|#crashButton"
 SECTIONS = [
     "## Title", "## Summary", "## Repro Steps", "## Actual Result", "## Expected Result", "## Environment",
     "## Evidence", "## Root Cause Hypothesis",
@@ -198,6 +198,19 @@ def test_a_dry_run_lists_what_the_policy_blocks_and_acts_on_nothing(tmp_path: Pa
     assert report.dry_run and report.steps == 0  # type: ignore[attr-defined]
     assert {b["locator"] for b in report.blocked} == {"Button#deleteAllButton"}  # type: ignore[attr-defined]
     assert factory.states and factory.states[0].items == 0
+
+
+def test_a_dry_run_lists_what_it_would_act_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression (issue 20): a dry run listed only what was blocked, never what the explorer would do."""
+    from wpfprobe.cli.testing import _print_explore
+
+    report, _ = run(tmp_path, seed=1, dry_run=True)
+    listed = {(c["action"], c["locator"]) for c in report.candidates}  # type: ignore[attr-defined]
+    assert ("click", "Button#processButton") in listed
+    assert not any(loc == "Button#deleteAllButton" for _, loc in listed)  # blocked, so not among them
+    _print_explore(report)
+    out = capsys.readouterr().out
+    assert "the explorer may take on the first screen" in out and "click      Button#processButton" in out
 
 
 def test_a_profile_allow_list_counts_only_with_its_confirmation(tmp_path: Path) -> None:

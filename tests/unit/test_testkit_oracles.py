@@ -117,7 +117,7 @@ def test_a_failure_that_does_not_recur_is_reported_flaky_with_its_repro_rate(tmp
         ExploreOptions(seed=3, max_steps=20, artifacts=tmp_path, minimize_options=MinimizeOptions(confirm=2)),
     )
     (failure,) = report.failures
-    assert failure.signature == "exception|KeyError|Button#processButton"
+    assert failure.signature == "exception|KeyError|#processButton"
     assert failure.flaky and failure.repro_rate == "0/2"
     (ticket,) = all_tickets(tmp_path)
     assert ticket.flaky and ticket.repro_rate is not None and ticket.repro_rate.text() == "0/2"

@@ -126,6 +126,31 @@ def test_what_the_oracles_see_fails_a_scenario_with_no_expectation_written(tmp_p
     assert not result.passed and result.failures[0].signature == "exception|KeyError|#processButton"
 
 
+def test_an_exception_at_a_step_fails_at_once_without_waiting_out_its_expectations(tmp_path: Path) -> None:
+    """Regression (issue 20): a handler's exception was recorded at the click, and the scenario still retried
+    each of the step's expectations for its whole timeout (2 x 10 s) before failing."""
+    text = (
+        "id: process\nexpectTimeoutMs: 60000\nsteps:\n"
+        + "  - {action: click, locator: '#addButton'}\n" * 2
+        + "  - action: click\n    locator: '#processButton'\n    expect:\n"
+        + "      - {assert: text_equals, locator: '#statusLabel', value: never}\n" * 2
+    )
+    result = run_scenario(scenario(text, tmp_path), ShopFactory(), artifacts=tmp_path / "a")
+    assert not result.passed and [f.signature for f in result.failures] == ["exception|KeyError|#processButton"]
+    assert result.seconds < 30  # a bound for a loaded machine: waiting out the expectations takes 120 s
+
+
+def test_an_app_that_goes_down_while_an_expectation_waits_ends_the_wait(tmp_path: Path) -> None:
+    """The step itself passed; the app died half a second later, while its expectation was being retried."""
+    text = (
+        "id: later\nsteps:\n  - action: click\n    locator: '#laterButton'\n    expect:\n"
+        "      - {assert: text_equals, locator: '#statusLabel', value: never, timeoutMs: 60000}\n"
+    )
+    result = run_scenario(scenario(text, tmp_path), ShopFactory(late_crash=True), artifacts=tmp_path / "a")
+    assert not result.passed and [f.kind for f in result.failures] == ["crash"]
+    assert result.seconds < 30  # the expectation's own timeout is 60 s
+
+
 def test_a_destructive_step_needs_allow_destructive(tmp_path: Path) -> None:
     text = "id: wipe\nsteps:\n  - {action: click, locator: '#deleteAllButton'}\n"
     factory = ShopFactory()

@@ -30,14 +30,14 @@ TYPES = [
 ]
 
 
-def _record(*fields: Any) -> str:
-    """One record as the walk writes it (with the automation id last, null in a WinForms walk)."""
-    assert len(fields) == FIELDS
-    return json.dumps(list(fields), ensure_ascii=False) + ","
+def _record(*fields: Any, total: int | None = None) -> str:
+    """One record as the walk writes it (the automation id, null in a WinForms walk, then the total count)."""
+    assert len(fields) == FIELDS - 1
+    return json.dumps([*fields, total], ensure_ascii=False) + ","
 
 
-def _form(name: Any, text: Any, *rest: Any) -> str:
-    return _record(-1, 0, "ab1", 0, name, text, *rest)
+def _form(name: Any, text: Any, *rest: Any, total: int | None = None) -> str:
+    return _record(-1, 0, "ab1", 0, name, text, *rest, total=total)
 
 
 def _error(kind: str, message: str) -> list[str]:
@@ -118,6 +118,15 @@ def test_an_item_record_says_whether_it_is_selected_and_a_failed_selection_read_
     failed = decode(_form("f", "", False, True, True, False, None, 0, False, boom, None, None), TYPES)[0].node()
     assert failed.faults == (("state", "System.Exception", "boom"),)
     assert failed.state == ElementState(visible=True, enabled=True, focused=False)
+
+
+def test_a_record_of_a_control_that_lists_only_some_children_carries_their_total() -> None:
+    grid = _form("orders", None, False, True, True, False, None, 30, False, None, None, None, total=5004)
+    node = decode(grid, TYPES)[0].node()
+    assert (node.child_count, node.total_count, node.complete) == (30, 5004, True)
+    assert (
+        decode(_form("f", "", False, True, True, False, None, 2, False, None, None, None), TYPES)[0].total_count is None
+    )
 
 
 def test_records_are_parsed_in_the_pieces_the_walk_marked() -> None:

@@ -1,7 +1,8 @@
 """Tree snapshots made from a toolkit's walk (engine/walked.py) equal the engine's own, node for node.
 
 On the fake toolkit with its walk on (``fake_walk.FakeWalk``, three elements a
-slice): names repeated and unique, items, a password box, access keys, check
+slice): names repeated and unique, items, a list of only some of its children
+with their total, a password box, access keys, check
 boxes, hidden branches, reads that throw, every depth cut and node cap; and a
 name the census has not seen sends the snapshot down the engine's own path.
 """
@@ -24,6 +25,8 @@ def _app() -> tuple[FakeApp, FakeElement]:
     broken_label.broken = {"display_text": RuntimeError("text fails"), "naming": KeyError("name")}
     stubborn = FakeElement("StackPanel", "stubborn", children=[FakeElement("Button", "lost", text="Lost")])
     stubborn.broken = {"children": ValueError("children fail"), "state": OSError("state fails")}
+    grid = FakeElement("DataGrid", "orders", children=[FakeElement("DataGridRow", text=f"row {i}") for i in range(3)])
+    grid.total_children = 500  # only the rows in view are children: the node says how many there are
     save = FakeElement("Button", "save", text="Save &As")
     save.mnemonic = True
     panel = FakeElement(
@@ -40,6 +43,7 @@ def _app() -> tuple[FakeApp, FakeElement]:
             FakeElement("StackPanel", "hidden", visible=False, children=[FakeElement("Label", text="deep")]),
             broken_label,
             stubborn,
+            grid,
         ],
     )
     side = FakeElement("StackPanel", children=[FakeElement("Label", f"l{i}", text=str(i)) for i in range(6)])
@@ -98,6 +102,9 @@ def test_the_walked_snapshot_shows_what_the_engine_shows() -> None:
         assert nodes["stubborn"].error is not None and nodes["stubborn"].error.reads == ["children", "state"]
         assert tree.error_count == 2
         assert len(nodes["fruit"].children or ()) == 3, "a list's items come from the engine's own reads"
+        assert (nodes["orders"].total_count, len(nodes["orders"].children or ())) == (500, 3)
+        walked_grid = next(n for n in h.adapter.last_walk.nodes() if n.naming.name == "orders")
+        assert walked_grid.complete and walked_grid.total_count == 500, "the walk made the partial list's node itself"
 
 
 def test_a_name_the_census_has_not_seen_sends_the_snapshot_down_the_engines_own_path() -> None:

@@ -75,9 +75,20 @@ def test_every_element_with_a_state_beyond_the_walks_is_rich() -> None:
     states = set(_isinstance_types(_function(_tree("_items.py"), "_item_states")))
     walker = _tree("_walker.py")
     rich = set(_names(_assigned(walker, "_RICH_TYPES")))
-    # ToggleButton's IsChecked is the one the walk reads; a ComboBox is an ItemsControl.
-    assert states - rich - {"ToggleButton", "ComboBox"} == set()
-    assert "ItemsControl" in rich and "PasswordBox" in rich and "DataGridCell" in rich
+    # ToggleButton's IsChecked is the one the walk reads.
+    assert states - rich - {"ToggleButton"} == set()
+    assert "ComboBox" in rich and "PasswordBox" in rich and "DataGridCell" in rich
+    # An ItemsControl and an items host show only their total beyond the walk's reads, and the walk reads it.
+    assert "ItemsControl" not in rich and "Panel" not in rich
+
+
+def test_the_walk_reads_the_totals_the_adapter_gives() -> None:
+    # child_total answers an ItemsControl, an items host Panel and a data item (never in the visual tree).
+    answered = set(_isinstance_types(_function(_tree("_items.py"), "child_total"))) - {"ItemRef"}
+    assert answered == {"ItemsControl", "Panel"}
+    walker = ast.unparse(_function(_tree("_walker.py"), "_build"))
+    assert all(f"E.is_type(c, {kind})" in walker for kind in answered)
+    assert "GetItemsOwner" in walker and "MAX_LISTED_ITEMS" in walker
 
 
 def test_every_text_the_adapter_reads_specially_is_rich_in_the_walk() -> None:

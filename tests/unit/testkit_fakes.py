@@ -14,6 +14,7 @@ Shop "Shop"
 from __future__ import annotations
 
 import itertools
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,12 @@ class ShopState:
 
 
 def build_shop(
-    state: ShopState, *, rename_process: bool = False, with_crash: bool = True, added: str = "{n} items"
+    state: ShopState,
+    *,
+    rename_process: bool = False,
+    with_crash: bool = True,
+    added: str = "{n} items",
+    late_crash: bool = False,
 ) -> FakeApp:
     E = FakeElement
     status = E("Label", "statusLabel", text="Ready")
@@ -71,6 +77,10 @@ def build_shop(
     ]
     if with_crash:
         buttons.append(E("Button", "crashButton", text="Boom", on_click=boom))
+    if late_crash:
+        # Its handler returns at once; the app goes down half a second later (a timer, a background load).
+        later = lambda el: threading.Timer(0.5, lambda: setattr(state, "crashed", True)).start()  # noqa: E731
+        buttons.append(E("Button", "laterButton", text="Later", on_click=later))
     app = FakeApp(
         E("Window", "shop", text="Shop", children=[E("TextBox", "nameBox", text=""), turbo, *buttons, status])
     )

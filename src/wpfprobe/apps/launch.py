@@ -32,6 +32,8 @@ POLL_SECONDS = 0.1
 LOG_TAIL_LINES = 20
 # python, python3, python3.11, pythonw, python.exe, py (the Windows launcher), any directory.
 _PYTHON = re.compile(r"^(python|pythonw|py)(\d+(\.\d+)*)?(\.exe)?$", re.IGNORECASE)
+# python, python3, python3.11 (the version kept in group 1), python.exe: a word the PATH resolves.
+_BARE_PYTHON = re.compile(r"^python(\d+(?:\.\d+)?)?(?:\.exe)?$", re.IGNORECASE)
 # Interpreter options that take the next word as their value.
 _OPTIONS_WITH_VALUE = frozenset({"-W", "-X"})
 
@@ -101,7 +103,65 @@ def probe_command(command: Sequence[str], *, allow: Tier = "read", name: str | N
     app_name = name if name is not None else Path(script).stem
     if not app_name:
         raise InvalidArgumentError("The app name is empty.", suggestion="Pass name=.")
+    python = this_python(python)
     return [python, *options, "-m", "wpfprobe", "run", "--allow", tier, "--name", app_name, script, *args]
+
+
+def this_python(word: str) -> str:
+    """``python`` (or ``python3``, ``python3.11`` of this version) as a bare word is the interpreter running
+    wpfprobe: the one that has wpfprobe and pythonnet, whatever the PATH says (an unactivated venv's
+    ``venv/bin/pytest`` sees the system's ``python`` first). A path, or another version, is kept."""
+    if os.path.dirname(word):
+        return word
+    match = _BARE_PYTHON.match(word)
+    if match is None:
+        return word
+    version = match.group(1)
+    if version and version not in (str(sys.version_info.major), f"{sys.version_info.major}.{sys.version_info.minor}"):
+        return word
+    return sys.executable
+
+
+def script_index(command: Sequence[str]) -> int | None:
+    """Where the script is in a python command (after the interpreter and its options), or None."""
+    argv = list(command)
+    if not argv:
+        return None
+    if not is_python(argv[0]):
+        return 0 if argv[0].lower().endswith((".py", ".pyw")) else None
+    index = 1
+    while index < len(argv) and argv[index].startswith("-") and argv[index] != "-":
+        if argv[index] == "--":
+            return index + 1 if index + 1 < len(argv) else None
+        index += 2 if argv[index] in _OPTIONS_WITH_VALUE else 1
+    return index if index < len(argv) else None
+
+
+def resolve_command(command: Sequence[str], base: str | os.PathLike[str], *, where: str) -> list[str]:
+    """``command`` as written in a file (a scenario, a test module) or on a command line (a profile), made to
+    run the same from anywhere: its script relative to ``base`` (that file's folder, or the directory where
+    it was typed), and a bare ``python`` the interpreter running wpfprobe (:func:`this_python`). ``where``
+    says what ``base`` is, for the error: "the folder of scenarios/smoke.yaml".
+
+    Raises InvalidArgumentError when the script is no file: a mistake in the setup, found before anything
+    is started."""
+    argv = [str(part) for part in command]
+    index = script_index(argv)
+    if argv and is_python(argv[0]):
+        argv[0] = this_python(argv[0])
+    if index is None:
+        return argv
+    script = Path(os.path.expanduser(argv[index]))
+    resolved = script if script.is_absolute() else Path(os.path.abspath(Path(base) / script))
+    if not resolved.is_file():
+        relative = "" if script.is_absolute() else f", relative to {where} ({Path(base)}),"
+        raise InvalidArgumentError(
+            f"The app's script {argv[index]}{relative} does not exist: {resolved}.",
+            suggestion=f"Give its path relative to {where}, or an absolute path.",
+            detail={"script": argv[index], "resolved": str(resolved)},
+        )
+    argv[index] = str(resolved)
+    return argv
 
 
 def is_python(word: str) -> bool:
@@ -132,9 +192,9 @@ def launch(
 
     Raises InvalidArgumentError for a command that is not a python app, and
     AppNotAvailableError if the app exits first or ``timeout`` seconds pass
-    (the app is then terminated), with the last lines of its log. Once ``control``
-    is cancelled (the broker's client cancelled wpf_launch_app), the app is
-    terminated and CallCancelled raised.
+    (the app is then terminated), with the line of its log that says why (the whole tail in
+    ``detail['logTail']``). Once ``control`` is cancelled (the broker's client cancelled
+    wpf_launch_app), the app is terminated and CallCancelled raised.
     """
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}.")
@@ -230,8 +290,30 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
 
 def _not_available(message: str, log_path: Path, code: int | None, *, pid: int) -> AppNotAvailableError:
     tail = log_tail(log_path)
+    cause = startup_cause(tail)
+    # Two lines: what happened, and the line of the app's output that says why. The whole tail is in the
+    # detail (and the log), not in front of a person: a Mono stack trace buried the cause under 20 frames.
     return AppNotAvailableError(
-        message + (f" Last lines of its log ({log_path}):\n{tail}" if tail else f" Its log: {log_path}"),
+        message + (f"\ncause: {cause} (log: {log_path})" if cause else f"\nits log: {log_path}"),
         suggestion="Fix what the log shows and launch again.",
-        detail={"pid": pid, "exitCode": code, "logPath": str(log_path), "logTail": tail},
+        detail={"pid": pid, "exitCode": code, "logPath": str(log_path), "logTail": tail, "cause": cause},
     )
+
+
+# The line that says why, in a Python traceback or a .NET one: "ModuleNotFoundError: No module named 'x'",
+# "System.TypeInitializationException: ... ---> System.ArgumentNullException: Could not open display ...",
+# "wpfprobe: error: can't open file ...".
+_CAUSE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*|wpfprobe: error: .*|Unhandled Exception:.*"
+    r"|.*Could not open display.*)$"
+)
+
+
+def startup_cause(tail: str) -> str:
+    """The one line of an app's last output that says why it stopped: the last exception line, else the last
+    line. A .NET exception that wraps another is shortened to the innermost one."""
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    found = next((line for line in reversed(lines) if _CAUSE.match(line)), lines[-1])
+    return found.rsplit(" ---> ", 1)[-1][:300]

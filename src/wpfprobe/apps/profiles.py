@@ -129,8 +129,19 @@ def new_profile(
     attach: AttachTo | dict[str, str] | None = None,
 ) -> Profile:
     """A checked Profile (cwd made absolute); InvalidArgumentError says what is wrong.
-    ``attach`` (with an empty ``command``) names a running app instead of launching one."""
+    ``attach`` (with an empty ``command``) names a running app instead of launching one.
+
+    The command is kept as it runs from anywhere: its script made absolute (relative to ``cwd``, else the
+    current directory, which then is its ``cwd``) and a bare ``python`` the interpreter running wpfprobe,
+    which has wpfprobe."""
     check_name(name)
+    if command:
+        from wpfprobe.apps.launch import resolve_command  # noqa: PLC0415
+
+        base = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+        where = "the profile's working directory" if cwd is not None else "the current directory"
+        command = resolve_command(command, base, where=where)
+        cwd = base  # the app runs where its command was typed, from wherever it is launched
     try:
         return Profile(
             name=name, command=list(command), cwd=None if cwd is None else os.path.abspath(cwd),

@@ -22,6 +22,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import types
 from collections.abc import Sequence
 from importlib.machinery import SourceFileLoader
@@ -65,6 +66,9 @@ def run_script(
             source = fh.read()
     except OSError as exc:
         raise ScriptNotFoundError(f"can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}") from None
+    from wpfprobe.apps.display import ensure_display  # noqa: PLC0415
+
+    ensure_display()  # NoDisplayError, before the app runs: no display it could open, and none to make
     # Compiled before the app runs, so a syntax error is reported as python reports it.
     watcher = _Watcher(allow=allow, name=name or Path(script).stem, port=port, token=token)
     # Mono's default thread-suspend mode can deadlock pythonnet calls from two threads
@@ -161,20 +165,24 @@ class _Watcher:
         from wpfprobe.mcp.server import active_handle  # noqa: PLC0415
         from wpfprobe_clr._ready import clr_loaded  # noqa: PLC0415 - loads no CLR by itself
 
+        waiting = _Waiting(self._name)
         while not self._done.is_set():
             if not self._exit_hook:
                 if not clr_loaded():
+                    waiting.now("clr")
                     self._done.wait(POLL_SECONDS)
                     continue
                 self._hook_exit()
             handle = active_handle()
             if handle is not None:
                 # The app's own probe or ours: nothing to do until it stops (the UI ended).
+                waiting.now("served")
                 while handle.running and not self._done.wait(POLL_SECONDS * 4):
                     pass
                 continue
             app = _shown_app()
             if app is None or self._done.is_set():
+                waiting.now("window")
                 self._done.wait(POLL_SECONDS)
                 continue
             if not self._start(app):
@@ -204,6 +212,41 @@ class _Watcher:
         self._handle = handle
         log.info("probe started", extra={"app": handle.app_id, "outcome": "ok"})
         return True
+
+
+#: After this long in one wait, say so at WARNING (the default level), once per wait.
+LONG_WAIT_SECONDS = 15.0
+_WAITS = {
+    "clr": "waiting for the app to load a CLR (pythonnet.load(), or import clr)",
+    "window": "the app has loaded a CLR; waiting for it to show a window",
+    "served": "the probe is up",
+}
+_LONG_WAITS = {
+    "clr": "the app has not loaded a CLR after {s:.0f} s: the probe starts once a pythonnet app loads one and shows "
+    "a window (`wpfprobe ls` lists it then)",
+    "window": "the app loaded a CLR {s:.0f} s ago but shows no window yet: the probe starts once a window is shown "
+    "(a Form's Show or Application.Run; a WPF Window's Show)",
+}
+
+
+class _Waiting:
+    """What the watcher waits for, said once per change at INFO, and at WARNING when a wait is long."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._what: str | None = None
+        self._since = time.monotonic()
+        self._warned = False
+
+    def now(self, what: str) -> None:
+        if what != self._what:
+            self._what, self._since, self._warned = what, time.monotonic(), False
+            log.info(_WAITS[what], extra={"app": self._name})
+            return
+        waited = time.monotonic() - self._since
+        if not self._warned and what in _LONG_WAITS and waited >= LONG_WAIT_SECONDS:
+            self._warned = True
+            log.warning(_LONG_WAITS[what].format(s=waited), extra={"app": self._name})
 
 
 def _shown_app() -> object | None:

@@ -203,7 +203,8 @@ def _none_running(*, target: str | None = None) -> AppNotAvailableError:
     return AppNotAvailableError(
         "No wpfprobe app is running." if target is None else f"No wpfprobe app is running, so none matches {target!r}.",
         suggestion="Start an app with `wpfprobe run SCRIPT` (or wpf_launch_app), or wpfprobe.start(app) in its code, "
-        "then call wpf_list_apps.",
+        "then call wpf_list_apps. An app under `wpfprobe run` is listed once it has loaded a CLR and shown a window "
+        "(`--log-level INFO` says what it is waiting for).",
         detail={"apps": [], **({"target": target} if target is not None else {})},
     )
 

@@ -27,7 +27,8 @@ exit status:
   2  usage error, or the log or key could not be read: nothing was verified
 
 The key protects against anyone who cannot read it: whoever can read the key
-file can write a log that verifies. See docs/audit.md.
+file can write a log that verifies. See
+https://github.com/wpfprobe/wpfprobe/blob/main/docs/audit.md
 """
 
 
@@ -41,28 +42,53 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wpfprobe",
         description="The command line of wpfprobe, the in-process UI probe for pythonnet WPF and WinForms apps.",
+        epilog="New here? `wpfprobe demo` runs an example app with the probe inside; `wpfprobe init app.py` sets "
+        "up testing for yours; `wpfprobe help locators` says how to name elements.",
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"wpfprobe {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    _add_audit(commands)
+    from wpfprobe.cli.demo import add_demo  # noqa: PLC0415
+    from wpfprobe.cli.newcomers import add_init  # noqa: PLC0415
+    from wpfprobe.cli.testing import add_commands as add_testing  # noqa: PLC0415
+
+    # In the order a newcomer meets them: try it, set up an app, run and look at apps, test, the rest.
+    add_demo(commands)
+    add_init(commands)
     _add_run(commands)
     _add_launch(commands)
-    _add_profiles(commands)
-    _add_mcp(commands)
-    _add_ls(commands)
     _add_stop(commands)
+    _add_ls(commands)
     _add_tree(commands)
     _add_find(commands)
     _add_props(commands)
     _add_screenshot(commands)
-    _add_attach_commands(commands)
-    from wpfprobe.cli.newcomers import add_init  # noqa: PLC0415
-    from wpfprobe.cli.testing import add_commands as add_testing  # noqa: PLC0415
-
+    _add_mcp(commands)
+    _add_profiles(commands)
     add_testing(commands)
-    add_init(commands)
+    _add_attach_commands(commands)
+    _add_audit(commands)
+    _add_help(commands)
     return parser
+
+
+_HELP_TOPICS = {"locators": "the locator grammar: how to name elements"}
+
+
+def _add_help(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    topics = ", ".join(f"{k} ({v})" for k, v in _HELP_TOPICS.items())
+    help_ = commands.add_parser(
+        "help", help="reference pages that ship with wpfprobe", description=f"Topics: {topics}."
+    )
+    help_.add_argument("topic", choices=sorted(_HELP_TOPICS), metavar="TOPIC", help=", ".join(sorted(_HELP_TOPICS)))
+    help_.set_defaults(handler=_help)
+
+
+def _help(args: argparse.Namespace) -> int:
+    from wpfprobe.engine.locators import GRAMMAR  # noqa: PLC0415 - text only: parsing loads no CLR
+
+    sys.stdout.write(GRAMMAR)
+    return EXIT_OK
 
 
 def _add_audit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -136,22 +162,28 @@ def _audit_verify(args: argparse.Namespace) -> int:
 
 _RUN_EPILOG = """\
 exit status: the app's own, as `python SCRIPT ARGS` would give it (an uncaught
-exception: 1; Ctrl+C: 130); 2 if the script cannot be read or an option is wrong.
+exception: 1; Ctrl+C: 130); 2 if the script cannot be read, an option is wrong,
+or there is no display.
+
+Linux: without DISPLAY the app runs on a private Xvfb that ends with it; a
+DISPLAY that does not answer is refused before the app runs.
 
 The probe starts once the app has loaded a CLR and shown its UI, listens on
 127.0.0.1 (--port, else a free port) and writes its discovery manifest to
 $WPFPROBE_HOME/sessions; it prints nothing on stdout. Its own messages are JSON
 lines on stderr (or --log-file) at --log-level (default $WPFPROBE_LOG_LEVEL,
-else WARNING). Ctrl+C closes the app's UI and ends it as KeyboardInterrupt
-would; SIGTERM ends it at once with its manifest removed (where the app leaves
-those signals to Python); `wpfprobe stop` closes it as its user would.
+else WARNING): at INFO what it waits for (the app to load a CLR, then to show a
+window), and at WARNING when that takes over 15 s. Ctrl+C closes the app's UI
+and ends it as KeyboardInterrupt would; SIGTERM ends it at once with its
+manifest removed (where the app leaves those signals to Python); `wpfprobe
+stop` closes it as its user would.
 """
 
 _LAUNCH_EPILOG = """\
 exit status:
   0  the app's UI is up and its probe listens (appId, pid and url printed)
   1  the app exited first, or did not show a UI within --timeout (it was
-     stopped); the last lines of its log are printed
+     stopped); the line of its log that says why, and the log's path
   2  usage error: a bad command, tier or profile
 
 The app runs detached, with its output in $WPFPROBE_HOME/logs/<name>-<pid>.log.
@@ -189,7 +221,9 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the bearer token itself; other users of this machine may see a command line: prefer --token-env",
     )  # fmt: skip
     run.add_argument("script", metavar="SCRIPT", help="the app's .py script")
-    run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the app's own arguments")
+    own_args = run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the app's own arguments")
+    # argparse counts a REMAINDER positional as required, and a bare `wpfprobe run` said "required: SCRIPT, ARGS".
+    own_args.required = False
     run.set_defaults(handler=_run)
 
 
@@ -236,9 +270,11 @@ def _run(args: argparse.Namespace) -> int:
         return _usage_error(
             "the token must be at least 32 characters (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
         )
+    from wpfprobe.apps.display import NoDisplayError  # noqa: PLC0415
+
     try:
         return run_script(args.script, args.args, allow=args.allow, name=args.name, port=args.port, token=token)
-    except ScriptNotFoundError as exc:
+    except (ScriptNotFoundError, NoDisplayError) as exc:
         return _usage_error(str(exc))
 
 
@@ -288,12 +324,16 @@ def _launch(args: argparse.Namespace) -> int:
         print(f"wpfprobe: {_explain(err)}", file=sys.stderr)
         return EXIT_FAILED
     m = launched.manifest
+    from wpfprobe.cli.people import live_manifests, shown_ids  # noqa: PLC0415
+
+    # The id `wpfprobe ls`, tree and the broker call it by (the name while no other app has it), not the probe's own.
+    app_id = shown_ids([*(x for x in live_manifests() if x.pid != m.pid), m]).get(m.app_id, m.app_id)
     if args.json:
-        out = {"appId": m.app_id, "appName": m.app_name, "pid": m.pid, "url": m.url, "tier": m.tier,
-               "logPath": str(launched.log_path)}  # fmt: skip
+        out = {"appId": app_id, "probeAppId": m.app_id, "appName": m.app_name, "pid": m.pid, "url": m.url,
+               "tier": m.tier, "logPath": str(launched.log_path)}  # fmt: skip
         print(json.dumps(out))
     else:
-        print(f"{m.app_id}  pid {m.pid}  {m.url}  (log: {launched.log_path})")
+        print(f"{app_id}  pid {m.pid}  {m.url}  (log: {launched.log_path})")
     return EXIT_OK
 
 
@@ -342,7 +382,7 @@ def _add_profiles(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     add.add_argument("--attach-title", metavar="REGEX", help="attach to the running app with a window title matching")
     add.add_argument("name", metavar="NAME", help="letters, digits, '_' or '-' (up to 64)")
     add.add_argument("--allow", choices=("read", "interact", "mutate"), default="read", metavar="TIER")
-    add.add_argument("--cwd", metavar="DIR", help="working directory of the app (default: none, the launcher's)")
+    add.add_argument("--cwd", metavar="DIR", help="working directory of the app (default: this directory)")
     add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="an environment variable (repeat)")
     add.add_argument("--replace", action="store_true", help="overwrite a profile of the same name")
     add.set_defaults(handler=_profiles_add)
@@ -569,7 +609,8 @@ The app keeps running as it was: the probe starts inside it on threads of its ow
 token is made inside the app and never printed. Attaching twice answers with the
 same app id. Linux: Python 3.10-3.13 is entered with gdb (apt-get install gdb),
 3.14 and later with sys.remote_exec. A Mono app must run with
-MONO_THREADS_SUSPEND=preemptive. See docs/attach.md.
+MONO_THREADS_SUSPEND=preemptive. See
+https://github.com/wpfprobe/wpfprobe/blob/main/docs/attach.md
 
 exit status:
   0  attached (or a probe was already inside): appId, pid and url printed
@@ -674,13 +715,36 @@ def _split_app_command(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv, []
 
 
+#: The exit status when the reader of stdout went away (``wpfprobe tree | head -1``): a shell's for a
+#: process that SIGPIPE ended, which is what Python's SIGPIPE handling (ignored: an exception instead) hides.
+EXIT_PIPE_CLOSED = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (argparse itself exits 2 on bad usage)."""
     own, app_command = _split_app_command(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(own)
     args.app_command = app_command
     handler: Handler = args.handler
-    return handler(args)
+    try:
+        code = handler(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _pipe_closed()
+    return code
+
+
+def _pipe_closed() -> int:
+    """stdout's reader is gone: stop quietly, as Python's docs recommend (signal module, "Note on SIGPIPE").
+    stdout goes to devnull so that the interpreter's own flush at exit finds nothing left to fail on."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture)
+        pass
+    return EXIT_PIPE_CLOSED
 
 
 if __name__ == "__main__":

@@ -114,7 +114,12 @@ def _add_explore(commands: Commands) -> None:
     explore.add_argument("--seed", type=int, metavar="N", help="the seed (default: random; always printed)")
     explore.add_argument("--max-steps", type=int, default=200, metavar="N", help="at most N actions (200)")
     explore.add_argument("--time", type=float, metavar="S", help="stop exploring after S seconds")
-    explore.add_argument("--config", type=Path, metavar="FILE", help="weights, invariants, policy (docs/testing.md)")
+    explore.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="weights, invariants, policy (https://github.com/wpfprobe/wpfprobe/blob/main/docs/testing.md#exploration)",
+    )
     _artifacts(explore)
     explore.add_argument("--json", action="store_true", help="print one JSON object")
     explore.add_argument("--dry-run", action="store_true", help="list what the safety policy blocks, take no action")
@@ -194,11 +199,12 @@ def _scenario_schema(args: argparse.Namespace) -> int:
 
 
 def _scenario_run(args: argparse.Namespace) -> int:
+    from wpfprobe.apps.profiles import get_profile  # noqa: PLC0415
     from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
     from wpfprobe.testkit.launcher import ProcessFactory, check_target, needed_tier  # noqa: PLC0415
     from wpfprobe.testkit.runner import RunnerOptions  # noqa: PLC0415
     from wpfprobe.testkit.scenario import ScenarioError, load_scenario  # noqa: PLC0415
-    from wpfprobe.testkit.scenario_run import RunSummary, run_scenario  # noqa: PLC0415
+    from wpfprobe.testkit.scenario_run import RunSummary, ScenarioResult, run_scenario  # noqa: PLC0415
 
     seed = _seed(args.seed)
     try:
@@ -213,21 +219,31 @@ def _scenario_run(args: argparse.Namespace) -> int:
         print(f"seed: {seed}")
     results = []
     try:
-        targets = [check_target(args.profile, s.target) for s in scenarios]
+        for scenario in scenarios:  # usage errors first, before any app starts: no app, an unknown profile
+            named = check_target(args.profile, scenario.target)
+            if named.profile is not None:
+                get_profile(named.profile)
         with _display():
-            for scenario, target in zip(scenarios, targets, strict=True):
-                work = args.artifacts / "sessions"
-                factory = ProcessFactory(target, tier=needed_tier(scenario.actions()), work_dir=work / ".apps")
-                result = run_scenario(
-                    scenario, factory, artifacts=args.artifacts, update_baselines=args.update_baselines,
-                    update_snapshots=args.update_snapshots,
-                    options=RunnerOptions(screenshots=args.screenshots, trace=args.trace),
-                )  # fmt: skip
+            for scenario in scenarios:
+                try:
+                    target = check_target(args.profile, scenario.target, file=scenario.source_path)
+                    factory = ProcessFactory(
+                        target, tier=needed_tier(scenario.actions()), work_dir=args.artifacts / "sessions" / ".apps"
+                    )
+                except ProbeError as err:  # its command names no script, or an unknown profile
+                    result = ScenarioResult.setup_error(scenario, err)
+                else:
+                    result = run_scenario(
+                        scenario, factory, artifacts=args.artifacts, update_baselines=args.update_baselines,
+                        update_snapshots=args.update_snapshots,
+                        options=RunnerOptions(screenshots=args.screenshots, trace=args.trace),
+                    )  # fmt: skip
                 results.append(result)
                 if not args.json:
                     print(result.line())
                     if result.ticket:
                         print(f"  ticket: {result.ticket}")
+                        print(f"  replay: wpfprobe replay {Path(result.ticket) / 'repro.actions.json'}")
     except ProbeError as err:
         return _usage(err.message + (f"\nhint: {err.suggestion}" if err.suggestion else ""))
     summary = RunSummary(
@@ -291,7 +307,10 @@ def _explore(args: argparse.Namespace) -> int:
 def _print_explore(report: Any) -> None:
     c = report.coverage
     if report.dry_run:
-        print(f"dry run: {len(report.blocked)} actions blocked by the safety policy on the first screen")
+        print(f"dry run: {_count(len(report.candidates), 'action')} the explorer may take on the first screen")
+        for candidate in report.candidates:
+            print(f"  {candidate['action']:<10} {candidate['locator']}  ({candidate['window']})")
+        print(f"{_count(len(report.blocked), 'action')} blocked by the safety policy")
     for b in report.blocked:
         print(f"  blocked: {b['action']} {b['locator']}: {b['reason']}")
     if not report.dry_run:
@@ -300,14 +319,24 @@ def _print_explore(report: Any) -> None:
             f"{report.launches} launches; coverage: {c['windows']} windows, {c['elementsActedOn']} of "
             f"{c['elementsSeen']} elements acted on, {c['states']} states"
         )
-        print(f"{len(report.failures)} distinct failures")
+        print(_count(len(report.failures), "distinct failure"))
         for f in report.failures:
             rate = f", reproduced {f.repro_rate}" if f.repro_rate else ""
             size = f", {f.steps} -> {f.minimized_steps} steps" if f.minimized_steps is not None else ""
-            print(f"  {f.kind}: {f.message} [{f.signature}] x{f.occurrences}{size}{rate}{' FLAKY' if f.flaky else ''}")
+            print(
+                f"  {f.kind}: {f.message} [{f.signature}] {_seen(f.occurrences)}{size}{rate}{' FLAKY' if f.flaky else ''}"
+            )
             if f.ticket:
                 print(f"    ticket: {f.ticket}")
     print(f"seed: {report.seed}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _seen(times: int) -> str:
+    return "seen once" if times == 1 else f"seen {times} times"
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -373,6 +402,7 @@ def _tickets_list(args: argparse.Namespace) -> int:
         out = {
             "failures": [
                 {"signature": first.signature, "kind": first.kind, "title": first.title, "count": len(all_),
+                 "occurrences": sum(t.occurrences for t in all_),
                  "tickets": [t.path for t in all_], "seeds": sorted({t.seed for t in all_ if t.seed is not None})}
                 for first, all_ in groups
             ],
@@ -390,8 +420,10 @@ def _tickets_list(args: argparse.Namespace) -> int:
     for first, all_ in groups:
         seeds = sorted({str(t.seed) for t in all_ if t.seed is not None})
         extra = f"  seeds {','.join(seeds)}" if seeds else ""
-        print(f"{first.id}  {first.kind:<14} x{len(all_)}  {first.title}{extra}")
-    print(f"{len(groups)} distinct failures in {len(tickets)} tickets")
+        # The same words explore prints: how often the failure was seen, and in how many tickets.
+        seen = _seen(sum(t.occurrences for t in all_))
+        print(f"{first.id}  {first.kind:<14} {first.title}  ({seen}, {_count(len(all_), 'ticket')}){extra}")
+    print(f"{_count(len(groups), 'distinct failure')} in {_count(len(tickets), 'ticket')}")
     return EXIT_OK
 
 

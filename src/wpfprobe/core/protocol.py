@@ -70,16 +70,19 @@ class WalkedNode:
     faults: tuple[tuple[str, str, str], ...]
     #: False: the engine reads this element through the adapter (it is in ``Walk.incomplete``).
     complete: bool
+    #: All its children where it lists only some (a grid's rows in view, ``ToolkitAdapter.child_total``).
+    total_count: int | None = None
 
 
 #: The fields of a row of a walk (``Walk.rows``), in order. ``type`` is an index into ``Walk.types``;
 #: ``text`` is as read (``Walk.shown_text`` makes what a user reads of it; ``text_marked``: it may mark
 #: an access key); ``checked``, ``selected`` and ``expanded`` are None where they do not apply; a
-#: ``rich`` row's other fields are not read (the engine reads the element, ``Walk.incomplete``). A row
-#: in ``Walk.faulted`` has a read that threw: ``Walk.node`` reads it.
+#: ``rich`` row's other fields are not read (the engine reads the element, ``Walk.incomplete``); its
+#: ``total_count`` is the adapter's ``child_total`` (None: it lists all its children). A row in
+#: ``Walk.faulted`` has a read that threw: ``Walk.node`` reads it.
 ROW_FIELDS = (
     "parent", "depth", "node_id", "type", "name", "text", "text_marked", "visible", "enabled", "focused",
-    "checked", "child_count", "rich", "selected", "expanded", "automation_id",
+    "checked", "child_count", "rich", "selected", "expanded", "automation_id", "total_count",
 )  # fmt: skip
 
 

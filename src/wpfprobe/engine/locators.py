@@ -1,7 +1,7 @@
 """The locator language (SPEC section 4): parsing and formatting only.
 
 The full grammar, with examples, is in docs/locators.md (executed by the
-tests). Evaluation against a live tree is the engine's job.
+tests); ``GRAMMAR`` is its short form for ``wpfprobe help locators``. Evaluation against a live tree is the engine's job.
 
     selector  := compound (combinator compound)*      combinator: ">" child, space descendant
     compound  := text-sel | [Type|*] ("#" ident | "[" attr "]" | ":nth(" int ")" | ":visible")*
@@ -133,10 +133,45 @@ def _menu_path(path: str) -> Selector:
     return Selector(tuple(steps), tree_type="logical")
 
 
+#: The whole grammar page, online (pip users have no docs/ folder; `wpfprobe help locators` prints GRAMMAR).
+DOCS_URL = "https://github.com/wpfprobe/wpfprobe/blob/main/docs/locators.md"
+
 _SUGGEST = (
     'Locators look like Button#saveButton, text="Save", [IsEnabled=false], '
-    "Form > Panel Button:nth(1) or Form/Panel[0]/Button[2]; see docs/locators.md."
+    "Form > Panel Button:nth(1), Form/Panel[0]/Button[2] or menu:File/Save As; "
+    f"`wpfprobe help locators` prints the grammar ({DOCS_URL})."
 )
+
+#: The grammar in short, as `wpfprobe help locators` prints it: every form of docs/locators.md, each with an
+#: example that parses (tests/unit/test_first_hour.py checks both).
+GRAMMAR = f"""\
+Locators: find elements again, even after the app restarts (resolved anew on every use).
+
+  Button                 elements of that type (short or full name, any case)
+  *                      any element
+  #saveButton            name or automation id
+  Button#saveButton      both at once
+  text="Save"            text or content exactly
+  text=sav               text containing it, any case
+  text=/^Sa.e$/i         text matching a regular expression (flags i m s x)
+  [IsEnabled=false]      a property equal to a value (booleans and numbers by value)
+  [Text*="ell"]          a property containing a value, any case
+  [Text~="^H.*a$"]       a property matching a regular expression
+  [Tag]                  a property that is set
+  Form > Button          a child step;  Form Button  a descendant step
+  Button:nth(1)          the second match (0-based; :nth(-1) the last)
+  Button:visible         only visible matches
+  Form[0]/Panel[0]/Button[2]      path: each segment a type and its index among siblings of that type
+  Panel#formPanel/Label[0]        a path from a uniquely named element
+  menu:File/Save As               a menu item as a user reaches it
+  logical:#foodTree > text="Carrot"   evaluated in the logical tree (WPF: what is not drawn)
+
+Parts combine in one step without spaces: Button#saveButton[IsEnabled=true]:nth(0).
+Quote values with spaces, brackets or ':': [Text="Hello, Ada"], #"odd name".
+Every node a tool returns carries a locator that finds it again; wpf_generate_locator gives the one
+worth keeping in a test. The whole page, with items (list, tree, grid, menu) and examples:
+{DOCS_URL}
+"""
 
 
 class _Parser:

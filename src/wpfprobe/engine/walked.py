@@ -156,7 +156,7 @@ def build(p: Prepared) -> Snapshot | None:
         for row in piece:
             (
                 parent, _depth, node_id, type_index, name, text, marked, visible, enabled, focused, checked, count,
-                rich, selected, expanded, automation_id,
+                rich, selected, expanded, automation_id, total,
             ) = row  # fmt: skip
             row_ids.append(node_id)
             kids.append(None)
@@ -197,6 +197,8 @@ def build(p: Prepared) -> Snapshot | None:
                 if expanded is not None:
                     node["expanded"] = expanded
                 node["childCount"] = count
+                if total is not None:
+                    node["totalCount"] = total
                 node["locator"] = ""
                 made.append(node)
             i += 1
@@ -291,7 +293,9 @@ def _node(n: WalkedNode, redact_text: bool) -> dict[str, Any]:
     if redact_text:
         text, key = REDACTED, None
         faults = tuple(f for f in faults if f[0] != "text")  # a redacted text is never read
-    node = node_dict(n.node_id, naming, state, text, key, child_count=n.child_count, total_count=None, locator="")
+    node = node_dict(
+        n.node_id, naming, state, text, key, child_count=n.child_count, total_count=n.total_count, locator=""
+    )
     error = error_dict(faults)
     if error is not None:
         node["error"] = error

@@ -41,8 +41,11 @@ class SessionDir:
         self._handler = logging.FileHandler(self.path / "runner.log", encoding="utf-8")
         self._handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         self._handler.setLevel(logging.DEBUG)
-        self.log = logging.getLogger(f"{LOGGER}.{session_id}")
-        self.log.setLevel(logging.DEBUG)
+        # A logger of its own, outside logging's registry: the run's log goes to its file only. A registered
+        # one is kept by the registry for good (one per run, minimization makes dozens), and pytest copies
+        # every non-propagating registered logger into a failing test's report, beside the failure that
+        # already says where runner.log is.
+        self.log = logging.Logger(f"{LOGGER}.{session_id}", logging.DEBUG)
         self.log.propagate = False
         self.log.addHandler(self._handler)
 

@@ -25,6 +25,7 @@ from wpfprobe.testkit.scenario import Assertion, ScreenshotAssertion, TreeAssert
 Call = Callable[[str, dict[str, Any]], CallOutcome]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(Assertion)
 POLL_SECONDS = 0.15
+INTERRUPT_SECONDS = 0.5
 
 
 @dataclass
@@ -60,12 +61,17 @@ def check(
     base_dir: Path | None = None,
     update_baselines: bool = False,
     update_snapshots: bool = False,
+    interrupted: Callable[[], bool] | None = None,
 ) -> Checked:
-    """Evaluate ``assertion`` until it holds or its timeout passes; the last evaluation is the answer."""
+    """Evaluate ``assertion`` until it holds or its timeout passes; the last evaluation is the answer.
+
+    ``interrupted`` is asked between tries, at most every ``INTERRUPT_SECONDS``: when it says True (the
+    app raised or died meanwhile) the wait ends there, with the last evaluation."""
     model = parse(assertion)
     timeout_ms = model.timeout_ms if model.timeout_ms is not None else default_timeout_ms
     deadline = time.monotonic() + timeout_ms / 1000
     attempts = 0
+    asked = time.monotonic()
     while True:
         attempts += 1
         if isinstance(model, ScreenshotAssertion):
@@ -77,6 +83,10 @@ def check(
         result.attempts = attempts
         if result.ok or time.monotonic() >= deadline:
             return result
+        if interrupted is not None and time.monotonic() - asked >= INTERRUPT_SECONDS:
+            asked = time.monotonic()
+            if interrupted():
+                return result
         time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
 

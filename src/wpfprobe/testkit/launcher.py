@@ -57,6 +57,22 @@ class AppTarget(BaseModel):
     def describe(self) -> str:
         return f"profile {self.profile}" if self.profile else " ".join(self.command or [])
 
+    def declared_in(self, file: str | os.PathLike[str]) -> AppTarget:
+        """This target as ``file`` (a scenario, a test module) means it, runnable from anywhere: the command's
+        script and ``cwd`` relative to the file's folder, which is also the working directory when none is
+        given, and a bare ``python`` the interpreter running wpfprobe. A profile is returned as it is.
+
+        Raises InvalidArgumentError when the script is no file (a setup error, before anything starts)."""
+        if self.command is None:
+            return self
+        from wpfprobe.apps.launch import resolve_command  # noqa: PLC0415
+
+        folder = Path(os.path.abspath(file)).parent
+        cwd = folder if self.cwd is None else folder / os.path.expanduser(self.cwd)
+        where = f"the folder of {file}" if self.cwd is None else f"the cwd {self.cwd} of {file}"
+        command = resolve_command(self.command, cwd, where=where)
+        return self.model_copy(update={"command": command, "cwd": os.path.abspath(cwd)})
+
 
 @dataclass
 class Launch:
@@ -179,6 +195,19 @@ class LaunchedApp:
             self.log_path.unlink()
 
 
+def wait_pid_exit(pid: int, timeout: float) -> bool:
+    """Wait for a process that is not our child to end: True once it has (or never was)."""
+    import psutil  # noqa: PLC0415
+
+    try:
+        psutil.Process(pid).wait(timeout)
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.TimeoutExpired:
+        return False
+    return True
+
+
 @dataclass
 class AttachedApp:
     """An app that was already running, attached to (a profile's ``attach``); ``stop`` leaves it
@@ -195,15 +224,7 @@ class AttachedApp:
         return self.pid is not None and psutil.pid_exists(self.pid)
 
     def wait_exit(self, timeout: float) -> bool:
-        import psutil  # noqa: PLC0415
-
-        try:
-            psutil.Process(self.pid).wait(timeout)
-        except psutil.NoSuchProcess:
-            return True
-        except psutil.TimeoutExpired:
-            return False
-        return True
+        return self.pid is None or wait_pid_exit(self.pid, timeout)
 
     def exit_code(self) -> int | None:
         return None  # not our child: its status is its parent's to read
@@ -365,12 +386,13 @@ def needed_tier(actions: list[str]) -> Tier:
     return "mutate" if "set_property" in actions else "interact"
 
 
-def check_target(profile: str | None, scenario_target: AppTarget | None) -> AppTarget:
-    """The target a run uses: ``--profile`` wins over the scenario's own."""
+def check_target(profile: str | None, scenario_target: AppTarget | None, *, file: str | None = None) -> AppTarget:
+    """The target a run uses: ``--profile`` wins over the scenario's own, whose command is relative to the
+    scenario's ``file`` (:meth:`AppTarget.declared_in`)."""
     if profile:
         return AppTarget(profile=profile)
     if scenario_target is not None:
-        return scenario_target
+        return scenario_target.declared_in(file) if file else scenario_target
     raise InvalidArgumentError(
         "No app to test: give --profile NAME, or target: {profile: NAME} in the scenario.",
         suggestion="Save the app as a profile first: wpfprobe profiles add NAME -- python app.py",

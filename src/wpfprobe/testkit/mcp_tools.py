@@ -36,7 +36,7 @@ from wpfprobe.core.trace import load_trace
 from wpfprobe.testkit import oracles
 from wpfprobe.testkit.codegen import Recording, generate
 from wpfprobe.testkit.connection import CallOutcome, outcome_from_result
-from wpfprobe.testkit.launcher import AppTarget, ProcessFactory, needed_tier
+from wpfprobe.testkit.launcher import ProcessFactory, check_target, needed_tier, wait_pid_exit
 from wpfprobe.testkit.scenario import ScenarioError, load_scenario
 from wpfprobe.testkit.scenario_run import ScenarioResult, run_scenario
 from wpfprobe.testkit.tickets import write_ticket
@@ -160,15 +160,7 @@ class _LiveApp:
         return psutil.pid_exists(self.pid)
 
     def wait_exit(self, timeout: float) -> bool:
-        import psutil  # noqa: PLC0415
-
-        try:
-            psutil.Process(self.pid).wait(timeout)
-        except psutil.NoSuchProcess:
-            return True
-        except psutil.TimeoutExpired:
-            return False
-        return True
+        return wait_pid_exit(self.pid, timeout)
 
     def exit_code(self) -> int | None:
         return None
@@ -217,8 +209,7 @@ def broker_tools(artifacts: Path) -> list[BrokerTool]:
         tier = needed_tier(scenario.actions())
         control = CallControl()
         if args.profile or (scenario.target is not None and args.app is None):
-            target = AppTarget(profile=args.profile) if args.profile else scenario.target
-            assert target is not None
+            target = check_target(args.profile, scenario.target, file=scenario.source_path)
             factory: Any = ProcessFactory(target, tier=tier, work_dir=artifacts / "sessions" / ".apps")
         else:
             rec = await broker.select_app(args.app)
@@ -310,7 +301,7 @@ def broker_tools(artifacts: Path) -> list[BrokerTool]:
             tool(
                 RUN_SCENARIO,
                 "Run scenario",
-                "Run a scenario file (YAML/JSON steps with expectations, docs/testing.md): on a fresh app from a "
+                "Run a scenario file (YAML/JSON steps with expectations, https://github.com/wpfprobe/wpfprobe/blob/main/docs/testing.md): on a fresh app from a "
                 "profile (profile, or the scenario's target), else on the running app named by app. Answers "
                 "passed, the failures (expected and actual) and the ticket written for a failure.",
                 RunScenarioArgs,

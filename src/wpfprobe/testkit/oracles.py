@@ -72,7 +72,32 @@ def short_type(name: str | None) -> str:
 
 def signature(kind: str, what: str | None, element: str | None) -> str:
     clean = " ".join((what or "-").split())[:120] or "-"
-    return f"{kind}|{clean}|{element or '-'}"
+    return f"{kind}|{clean}|{element_key(element)}"
+
+
+#: ``Button#copyButton``: a type and a name, nothing else (no path, combinator, text or index).
+_TYPED_NAME = re.compile(r"^[A-Za-z_][\w.+`]*(#[^\s>/\[\]:]+)$")
+
+
+def element_key(element: str | None) -> str:
+    """The element as a signature names it: ``Button#copyButton`` and ``#copyButton`` are one element.
+
+    A scenario's author writes ``#copyButton`` where the explorer uses the node's own locator
+    ``Button#copyButton``; the same bug found both ways must deduplicate. Anything else is kept as
+    written: a path or a combinator may tell apart elements that share a name."""
+    if not element:
+        return "-"
+    match = _TYPED_NAME.match(element)
+    return match.group(1) if match else element
+
+
+def same_bug(signature_text: str) -> str:
+    """A signature as :func:`signature` makes it now (tickets written before keep ``Type#name``)."""
+    kind, sep, rest = signature_text.partition("|")
+    what, sep2, element = rest.rpartition("|")
+    if not sep or not sep2:
+        return signature_text
+    return f"{kind}|{what}|{element_key(element)}"
 
 
 def make(

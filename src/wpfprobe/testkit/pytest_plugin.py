@@ -144,27 +144,61 @@ def wpfprobe_display(pytestconfig: pytest.Config) -> Iterator[str | None]:
 
 
 class TestApp:
-    """An app started for one test: act and check through its MCP tools; every step is recorded."""
+    """An app started for one test: act and check through its MCP tools; every step is recorded.
+
+    A step or check that fails raises AssertionError whose first line says what failed and whose next lines
+    say where the evidence is (the session folder), the ticket written for it and how to replay it."""
 
     __test__ = False  # not a test class, whatever its name
 
-    def __init__(self, runner: Runner) -> None:
+    def __init__(
+        self, runner: Runner, session: SessionDir | None = None, *, log_tail: Callable[[], str] | None = None
+    ) -> None:
         self.runner = runner
+        self.session = session
+        self._log_tail = log_tail
         #: The first failure a step or check of this test met: the ticket a failing test gets.
         self.failure: Failure | None = None
+        #: That ticket's folder, written when the failure happened.
+        self.ticket: str | None = None
+        #: Whether the failure's message said where the evidence is (else the report gets a section).
+        self.announced = False
 
-    def _failed(self, failure: Failure) -> AssertionError:
+    def __repr__(self) -> str:  # what pytest shows for the fixture's argument in a failure
+        app = self.runner.app
+        return f"<wpfprobe app {self.runner.factory.environment().get('app', '?')} pid {app.pid if app else '-'}>"
+
+    def _failed(self, failure: Failure, *also: Failure) -> AssertionError:
         if self.failure is None:
             self.failure = failure
-        return AssertionError(failure.one_line() if failure.kind != "expectation" else failure.message)
+            self.ticket = self._write_ticket(failure)
+        first = failure.one_line() if failure.kind != "expectation" else failure.message
+        lines = [first, *(f"also: {f.one_line()}" for f in also)]
+        if failure.step is not None:
+            step = next((s for s in self.runner.steps if s.seq == failure.step), None)
+            if step is not None and step.action != "check":
+                lines.append(f"at step {step.seq}: {step.action} {step.target.locator if step.target else ''}".rstrip())
+        lines += evidence_lines(self.session, self.ticket)
+        self.announced = True
+        return AssertionError("\n".join(lines))
+
+    def _write_ticket(self, failure: Failure) -> str | None:
+        if self.session is None:
+            return None
+        try:
+            return write_ticket_for(self.runner, self.session, failure, self._log_tail() if self._log_tail else "")
+        except Exception:  # noqa: BLE001 - the test's own failure is what matters; the ticket is extra
+            return None
 
     def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
         """Any MCP tool; its structured result, or AssertionError naming the error code."""
+        __tracebackhide__ = True
         outcome = self.runner.call(tool, arguments)
         return _ok(tool, outcome)
 
     def step(self, action: str, locator: str | None = None, **arguments: Any) -> StepReport:
         """An action (click, type_text, ...) as a recorded step; AssertionError if it failed or set off a failure."""
+        __tracebackhide__ = True
         from wpfprobe.testkit import oracles  # noqa: PLC0415
         from wpfprobe.testkit.runner import StepSpec  # noqa: PLC0415
 
@@ -181,26 +215,31 @@ class TestApp:
                 )
             )  # fmt: skip
         if report.failures:
-            self._failed(report.failures[0])
-            raise AssertionError("; ".join(f.one_line() for f in report.failures))
+            raise self._failed(*report.failures)
         return report
 
     def click(self, locator: str, **arguments: Any) -> StepReport:
+        __tracebackhide__ = True
         return self.step("click", locator, **arguments)
 
     def type_text(self, locator: str, text: str, **arguments: Any) -> StepReport:
+        __tracebackhide__ = True
         return self.step("type_text", locator, text=text, **arguments)
 
     def select(self, locator: str, item: str | None = None, **arguments: Any) -> StepReport:
+        __tracebackhide__ = True
         return self.step("select", locator, **({"item": item} if item is not None else {}), **arguments)
 
     def toggle(self, locator: str, **arguments: Any) -> StepReport:
+        __tracebackhide__ = True
         return self.step("toggle", locator, **arguments)
 
     def send_keys(self, keys: str, locator: str | None = None) -> StepReport:
+        __tracebackhide__ = True
         return self.step("send_keys", locator, keys=keys)
 
     def text(self, locator: str) -> str | None:
+        __tracebackhide__ = True
         found = self.call("wpf_find_elements", locator=locator, maxResults=2)["results"]
         if len(found) != 1:
             raise AssertionError(f"{locator} matches {len(found)} elements")
@@ -208,13 +247,21 @@ class TestApp:
         return text
 
     def expect(self, assertion: str, locator: str, **fields: Any) -> None:
-        """A scenario assertion (``expect("text_equals", "#status", value="Saved")``), retried until its timeout."""
+        """A scenario assertion (``expect("text_equals", "#status", value="Saved")``), retried until its timeout;
+        an exception the app raises meanwhile, or its end, fails it at once with that failure."""
+        __tracebackhide__ = True
         from wpfprobe.testkit import assertions, oracles  # noqa: PLC0415
+        from wpfprobe.testkit.replay import Interruption  # noqa: PLC0415
 
         raw = {"assert": assertion, "locator": locator, **fields}
-        result = assertions.check(lambda tool, args: self.runner.call(tool, args), raw, default_timeout_ms=10_000)
+        last = self.runner.steps[-1].seq if self.runner.steps else None
+        stopped = Interruption(self.runner, element=locator, step=last)
+        result = assertions.check(
+            lambda tool, args: self.runner.call(tool, args), raw, default_timeout_ms=10_000, interrupted=stopped
+        )
+        if stopped.failures:
+            raise self._failed(*stopped.failures)
         if not result.ok:
-            last = self.runner.steps[-1].seq if self.runner.steps else None
             raise self._failed(
                 oracles.make(
                     "expectation", result.message(), what=result.kind, element=result.locator, step=last,
@@ -229,68 +276,118 @@ class TestApp:
 
 
 def _ok(tool: str, outcome: CallOutcome) -> dict[str, Any]:
+    __tracebackhide__ = True
     if not outcome.ok:
         raise AssertionError(f"{tool} failed: {outcome.code}: {outcome.message}")
     return outcome.structured
+
+
+def _shown(path: str | Path) -> str:
+    """A path as a person types it next: relative to the working directory when it is under it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def evidence_lines(session: SessionDir | None, ticket: str | None) -> list[str]:
+    """Where a failing test's evidence is, and how to replay it: the lines after what failed."""
+    lines = []
+    if session is not None:
+        lines.append(f"evidence: {_shown(session.path)}{os.sep}  (steps, trees, screenshots, runner.log)")
+    if ticket is not None:
+        lines.append(f"ticket:   {_shown(ticket)}{os.sep}  (ticket.md; trace.html opens in a browser)")
+        lines.append(f"replay:   wpfprobe replay {_shown(Path(ticket) / 'repro.actions.json')}")
+    return lines
+
+
+def write_ticket_for(runner: Runner, session: SessionDir, failure: Failure, log_tail: str) -> str | None:
+    """A failing test's ticket (with its trace page), as a failing scenario gets one."""
+    from wpfprobe.testkit.tickets import write_ticket  # noqa: PLC0415
+
+    ticket = write_ticket(
+        session.tickets, failure=failure, steps=runner.steps, session_id=session.session_id, source="pytest",
+        environment=runner.factory.environment(), target=runner.factory.target, session_path=session.path,
+        log_tail=log_tail,
+    )  # fmt: skip
+    return ticket.path
 
 
 @pytest.fixture
 def wpfprobe_launch(
     request: pytest.FixtureRequest, pytestconfig: pytest.Config, wpfprobe_display: str | None, wpfprobe_seed: int
 ) -> Iterator[Callable[..., TestApp]]:
-    """``wpfprobe_launch(profile=..., command=[...], tier="interact")`` starts an app for this test."""
+    """``wpfprobe_launch(profile=..., command=[...], tier="interact")`` starts an app for this test.
+
+    A command is relative to the test's module: its script (and ``cwd``) from that file's folder, which is
+    also where the app runs, and a bare ``python`` is the interpreter running pytest."""
+    from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
     from wpfprobe.testkit.artifacts import SessionDir, new_session_id, safe_name  # noqa: PLC0415
     from wpfprobe.testkit.launcher import AppTarget, ProcessFactory  # noqa: PLC0415
     from wpfprobe.testkit.runner import Runner, RunnerOptions  # noqa: PLC0415
+    from wpfprobe.testkit.scenario_run import setup_text  # noqa: PLC0415
 
     started: list[tuple[Runner, SessionDir, TestApp]] = []
     artifacts = _artifacts(pytestconfig)
     request.node.user_properties.append(("wpfprobe_seed", str(wpfprobe_seed)))
 
-    def launch(*, profile: str | None = None, command: list[str] | None = None, tier: str = "interact") -> TestApp:
+    def launch(
+        *, profile: str | None = None, command: list[str] | None = None, tier: str = "interact", cwd: str | None = None
+    ) -> TestApp:
+        __tracebackhide__ = True
         if profile is None and command is None:
             profile = _profile(pytestconfig)
         if profile is None and command is None:
             raise pytest.UsageError(
                 "no app to start: mark the test @pytest.mark.wpfprobe(profile=...) or give --wpfprobe-profile"
             )
-        target = AppTarget(profile=profile) if profile else AppTarget(command=command)
-        session = SessionDir(artifacts, new_session_id(f"pytest-{safe_name(request.node.name, 40)}"))
-        factory = ProcessFactory(target, tier=tier, work_dir=session.path)  # type: ignore[arg-type]
-        trace = pytestconfig.getoption("--wpfprobe-trace")
-        runner = Runner(factory, session, source="scenario", options=RunnerOptions(binding_errors=False, trace=trace))
-        app = TestApp(runner)
-        started.append((runner, session, app))
-        runner.start_app()
-        return app
+        session_id = new_session_id(f"pytest-{safe_name(request.node.name, 40)}")
+        try:
+            target = (
+                AppTarget(profile=profile) if profile else AppTarget(command=command, cwd=cwd).declared_in(request.path)
+            )
+            factory = ProcessFactory(target, tier=tier, work_dir=artifacts / "sessions" / session_id)  # type: ignore[arg-type]
+        except ProbeError as err:
+            problem = f"wpfprobe: the app cannot be started: {setup_text(err)}"
+        else:
+            session = SessionDir(artifacts, session_id)
+            trace = pytestconfig.getoption("--wpfprobe-trace")
+            options = RunnerOptions(binding_errors=False, trace=trace)
+            runner = Runner(factory, session, source="scenario", options=options)
+            app = TestApp(runner, session, log_tail=lambda: runner.app.log_tail(40) if runner.app is not None else "")
+            started.append((runner, session, app))
+            try:
+                runner.start_app()
+            except ProbeError as err:
+                # The app never came up: its cause in two lines, not the test kit's frames (nothing to replay).
+                problem = f"wpfprobe: the app did not start: {setup_text(err)}"
+            else:
+                return app
+        pytest.fail(problem, pytrace=False)  # outside the except: no "during handling of the above exception"
 
     yield launch
+    report = request.node.stash.get(_CALL_REPORT, None)
     failed = bool(getattr(request.node, "_wpfprobe_failed", False))
     for runner, session, app in started:
-        tail = runner.app.log_tail(40) if failed and runner.app is not None else ""
+        if failed and app.failure is None and runner.app is not None and report is not None:
+            # The test failed on its own assert, not on a step: a ticket for that too, while the app is up.
+            from wpfprobe.testkit import oracles  # noqa: PLC0415
+
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = str(getattr(crash, "message", "") or "the test failed").splitlines()[0]
+            last = runner.steps[-1].seq if runner.steps else None
+            app.failure = oracles.make("reported", f"{request.node.name}: {message}", what="test", step=last)
+            app.ticket = app._write_ticket(app.failure)
         runner.close()
         session.close()
         if failed:
             request.node.user_properties.append(("wpfprobe_session", str(session.path)))
-            ticket = _ticket(runner, session, app, tail)
-            if ticket is not None:
-                request.node.user_properties.append(("wpfprobe_ticket", ticket))
+            if app.ticket is not None:
+                request.node.user_properties.append(("wpfprobe_ticket", app.ticket))
+            if report is not None and report.failed and not app.announced:
+                report.sections.append(("wpfprobe", "\n".join(evidence_lines(session, app.ticket))))
         else:
             shutil.rmtree(session.path, ignore_errors=True)
-
-
-def _ticket(runner: Runner, session: SessionDir, app: TestApp, log_tail: str) -> str | None:
-    """A failing test's ticket (with its trace page), as a failing scenario gets one."""
-    from wpfprobe.testkit.tickets import write_ticket  # noqa: PLC0415
-
-    if app.failure is None:
-        return None
-    ticket = write_ticket(
-        session.tickets, failure=app.failure, steps=runner.steps, session_id=session.session_id, source="pytest",
-        environment=runner.factory.environment(), target=runner.factory.target, session_path=session.path,
-        log_tail=log_tail,
-    )  # fmt: skip
-    return ticket.path
 
 
 @pytest.fixture
@@ -300,11 +397,16 @@ def wpfprobe_app(request: pytest.FixtureRequest, wpfprobe_launch: Callable[..., 
     return wpfprobe_launch(**options)
 
 
+_CALL_REPORT = pytest.StashKey[Any]()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if report.failed:
         item._wpfprobe_failed = True  # type: ignore[attr-defined]
+        if report.when == "call":
+            item.stash[_CALL_REPORT] = report
     return report
 
 
@@ -354,19 +456,23 @@ class ScenarioItem(pytest.Item):
         self.scenario = scenario
 
     def runtest(self) -> None:
+        from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
         from wpfprobe.testing import virtual_display  # noqa: PLC0415
         from wpfprobe.testkit.launcher import ProcessFactory, check_target, needed_tier  # noqa: PLC0415
-        from wpfprobe.testkit.scenario_run import run_scenario  # noqa: PLC0415
+        from wpfprobe.testkit.scenario_run import ScenarioResult, run_scenario  # noqa: PLC0415
 
         config = self.config
         seed = config.stash[_SEED]
         self.user_properties.append(("wpfprobe_seed", str(seed)))
         artifacts = _artifacts(config)
-        target = check_target(_profile(config), self.scenario.target)
-        with virtual_display():
+        try:
+            target = check_target(_profile(config), self.scenario.target, file=self.scenario.source_path)
             factory = ProcessFactory(
                 target, tier=needed_tier(self.scenario.actions()), work_dir=artifacts / "sessions" / ".apps"
             )
+        except ProbeError as err:  # no app, an unknown profile, a script that is not there
+            raise ScenarioFailed(ScenarioResult.setup_error(self.scenario, err)) from None
+        with virtual_display():
             result = run_scenario(self.scenario, factory, artifacts=artifacts)
         if result.session and (not result.passed or result.flaky):
             self.user_properties.append(("wpfprobe_session", result.session))
@@ -385,15 +491,15 @@ class ScenarioItem(pytest.Item):
         if isinstance(excinfo.value, ScenarioFailed):
             result = excinfo.value.args[0]
             lines = [result.line()]
-            if result.error:
-                lines.append(result.error)
             for failure in result.failures:
                 if failure.expected:
                     lines.append(f"  expected: {failure.expected}")
                 if failure.actual:
                     lines.append(f"  actual:   {failure.actual}")
+            if result.session and not result.setup:
+                lines.append(f"evidence: {_shown(result.session)}{os.sep}")
             if result.ticket:
-                lines.append(f"  ticket: {result.ticket}")
+                lines += evidence_lines(None, result.ticket)
             return "\n".join(lines)
         return str(super().repr_failure(excinfo))
 

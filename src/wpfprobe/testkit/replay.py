@@ -64,6 +64,20 @@ class ReplayResult:
         return f"ran {self.steps_run} steps, nothing failed"
 
 
+class Interruption:
+    """Asked while an expectation is retried: the failures that end the wait (an exception, a crash)."""
+
+    def __init__(self, runner: Runner, *, element: str | None, step: int | None) -> None:
+        self.runner = runner
+        self.element = element
+        self.step = step
+        self.failures: list[Failure] = []
+
+    def __call__(self) -> bool:
+        self.failures = self.runner.interruption(element=self.element, step=self.step)
+        return bool(self.failures)
+
+
 def expectation_checker(
     base_dir: Path | None, default_timeout_ms: int, *, update_baselines: bool = False, update_snapshots: bool = False
 ) -> Invariant:
@@ -71,11 +85,16 @@ def expectation_checker(
 
     def check(runner: Runner, step: TraceStep) -> list[Failure]:
         out: list[Failure] = []
+        element = step.target.locator if step.target else None
         for raw in step.expect or []:
+            stopped = Interruption(runner, element=element, step=step.seq)
             result = assertions.check(
                 lambda tool, args: runner.call(tool, args), raw, default_timeout_ms=default_timeout_ms,
                 base_dir=base_dir, update_baselines=update_baselines, update_snapshots=update_snapshots,
+                interrupted=stopped,
             )  # fmt: skip
+            if stopped.failures:
+                return stopped.failures  # what the app did is the verdict, not the expectation it cut short
             if not result.ok:
                 failure = oracles.make(
                     "expectation", result.message(), what=result.kind, element=result.locator, step=step.seq,

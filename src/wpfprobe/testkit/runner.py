@@ -225,7 +225,9 @@ class Runner:
                     target = target.model_copy(update=words)
                 step = step.model_copy(update={"target": target})
         failures = self._judge(step, outcome)
-        if extra_checks is not None and not any(f.kind in ("crash", "hang") for f in failures):
+        # A step that already failed (an exception in its handler, a crash) has its verdict: its expectations
+        # would only be retried until their timeouts, 10 s each by default, to say less than the failure does.
+        if extra_checks is not None and not failures:
             failures.extend(extra_checks(step))
         observation = None
         before = self.last_observation
@@ -391,6 +393,24 @@ class Runner:
             )
             failures.extend(found)
         return oracles.dedupe(failures)
+
+    def interruption(self, *, element: str | None, step: int | None) -> list[Failure]:
+        """What ends a wait for an expectation early: an exception the app recorded since the step was judged
+        (a handler that raised a moment later), or the app's process ending. Reads the events without taking
+        them: the next step still judges them as its own."""
+        if self.app is None:
+            return []
+        if not self.app.alive():
+            crashed = self._crashed(element, step or 0)
+            return [crashed] if crashed is not None else []
+        events = self.call("wpf_get_app_events", {"sinceSeq": self._events_seq}, timeout=5)
+        if not events.ok:
+            return []
+        return [
+            oracles.exception_failure(e, element=element, step=step)
+            for e in events.structured.get("events") or []
+            if isinstance(e, dict) and e.get("kind") == "exception"
+        ]
 
     def _from_events(
         self, events: list[dict[str, Any]], already: list[Failure], element: str | None, seq: int

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import operator
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -34,13 +35,17 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
 
 
 class ScenarioError(Exception):
-    """A scenario file that cannot be used: ``str()`` is ``file:line: message``."""
+    """A scenario file that cannot be used: ``str()`` is ``file:line: message``, one line per problem
+    (``line`` and ``message`` are the first one's)."""
 
-    def __init__(self, path: str, line: int | None, message: str) -> None:
+    def __init__(
+        self, path: str, line: int | None, message: str, *, more: Sequence[tuple[int | None, str]] = ()
+    ) -> None:
         self.path = path
         self.line = line
         self.message = message
-        super().__init__(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+        self.problems = [(line, message), *more]
+        super().__init__("\n".join(f"{path}:{at}: {what}" if at else f"{path}: {what}" for at, what in self.problems))
 
 
 class _Model(BaseModel):
@@ -352,15 +357,20 @@ def parse_scenario(text: str, *, path: str = "<string>") -> Scenario:
     try:
         scenario = Scenario.model_validate({**data, "sourcePath": path})
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        loc = tuple(first.get("loc", ()))
-        where = ".".join(str(p) for p in loc if not _is_tag(p))
-        message = first.get("msg", "invalid")
-        if first.get("type") == "union_tag_invalid":
-            message = _tag_message(first, loc)
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise ScenarioError(path, _line_of(lines, loc), f"{where or 'scenario'}: {message}{more}") from None
+        # Every problem, each with its line: a person fixes them in one go, not one per run.
+        problems = [_problem(error, lines) for error in exc.errors(include_url=False)]
+        (line, message), *more = problems
+        raise ScenarioError(path, line, message, more=more) from None
     return scenario
+
+
+def _problem(error: Any, lines: dict[tuple[Any, ...], int]) -> tuple[int | None, str]:
+    loc = tuple(error.get("loc", ()))
+    where = ".".join(str(p) for p in loc if not _is_tag(p))
+    message = error.get("msg", "invalid")
+    if error.get("type") == "union_tag_invalid":
+        message = _tag_message(error, loc)
+    return _line_of(lines, loc), f"{where or 'scenario'}: {message}"
 
 
 def _tag_message(error: Any, loc: tuple[Any, ...]) -> str:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from wpfprobe.core.calls import CallControl
-from wpfprobe.core.errors import AppNotAvailableError
+from wpfprobe.core.errors import ProbeError
 from wpfprobe.core.trace import TraceStep
 from wpfprobe.testkit import assertions, oracles, tracing
 from wpfprobe.testkit.artifacts import DEFAULT_ARTIFACTS, SessionDir, new_session_id, safe_name
@@ -51,18 +51,29 @@ class ScenarioResult(BaseModel):
     failed_attempts: int = 0
     failures: list[Failure] = Field(default_factory=list)
     error: str | None = None
-    """The scenario could not run as written (a destructive step not allowed): no ticket, exit status 2."""
+    """The scenario could not run as written (a destructive step not allowed), or its app did not come up
+    (``setup``): no ticket, exit status 2."""
+    setup: bool = False
+    """The error is in the setup: the app could not be started (its command, its script, its start-up)."""
     ticket: str | None = None
     session: str | None = None
     seconds: float = 0.0
     steps: int = 0
 
+    @classmethod
+    def setup_error(cls, scenario: Scenario, err: ProbeError, *, seconds: float = 0.0) -> ScenarioResult:
+        """A scenario whose app never came up: what happened and why, in two lines."""
+        return cls(
+            id=scenario.id, title=scenario.title, file=scenario.source_path, passed=False, setup=True,
+            error=setup_text(err), seconds=round(seconds, 2),
+        )  # fmt: skip
+
     def line(self) -> str:
-        verdict = "PASS" if self.passed else ("ERROR" if self.error else "FAIL")
+        verdict = "PASS" if self.passed else ("SETUP" if self.setup else "ERROR" if self.error else "FAIL")
         flaky = f" (flaky: failed {self.failed_attempts} of {self.attempts} runs)" if self.flaky else ""
         why = ""
         if self.error:
-            why = f": {self.error}"
+            why = ": " + self.error.replace("\n", "\n  ")
         elif self.failures:
             why = f": {self.failures[0].one_line()}"
         return f"{verdict} {self.id}{flaky} [{self.seconds:.1f} s]{why}"
@@ -70,6 +81,16 @@ class ScenarioResult(BaseModel):
 
 class _Unsafe(Exception):
     pass
+
+
+def setup_text(err: ProbeError) -> str:
+    """A failure before the app was up, as a person reads it: what happened, and the cause on a second line
+    (the app's own last error line, or the hint)."""
+    message = err.message.strip()
+    if "\n" not in message and err.suggestion:
+        message += f"\nhint: {err.suggestion}"
+    first, _, rest = message.partition("\n")
+    return first if not rest else f"{first}\n{rest.splitlines()[0]}"
 
 
 def run_scenario(
@@ -165,15 +186,13 @@ def _attempt(
     try:
         try:
             runner.start_app()
-        except AppNotAvailableError as err:
-            # The app did not come up at all: that is the app failing, not the scenario being wrong.
-            failure = oracles.make(
-                "crash", f"The app did not start: {err.message}", what="start", element=None, step=None,
-                actual=err.message, details={"logTail": str(err.detail.get("logTail") or "")},
-            )  # fmt: skip
-            result.failures = [failure]
-            result.seconds = round(time.monotonic() - started, 2)
-            return result, [], session, str(err.detail.get("logTail") or "")
+        except ProbeError as err:
+            # The app did not come up at all: a setup error (its command, its script, its start-up), said in
+            # two lines. Not a crash ticket: no step of the scenario ran, so there is nothing to replay.
+            session.log.warning("the app did not start: %s", err.message)
+            setup = ScenarioResult.setup_error(scenario, err, seconds=time.monotonic() - started)
+            setup.session = str(session.path)
+            return setup, [], session, ""
         try:
             for phase, phase_steps in (("setup", scenario.setup), ("steps", scenario.steps)):
                 failures = _run_steps(runner, scenario, phase, phase_steps, base_dir, updates, policy, control)

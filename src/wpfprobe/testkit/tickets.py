@@ -27,7 +27,7 @@ from pydantic.alias_generators import to_camel
 
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.trace import TraceDocument, TraceStep, write_document
-from wpfprobe.testkit import describe
+from wpfprobe.testkit import describe, oracles
 from wpfprobe.testkit.oracles import Failure
 from wpfprobe.testkit.tracing import AUDIT_FILE
 
@@ -338,7 +338,7 @@ def grouped(tickets: Sequence[Ticket]) -> list[tuple[Ticket, list[Ticket]]]:
     """(the first ticket, every ticket) per signature, in order of first appearance."""
     groups: dict[str, list[Ticket]] = {}
     for t in tickets:
-        groups.setdefault(t.signature, []).append(t)
+        groups.setdefault(oracles.same_bug(t.signature), []).append(t)
     return [(ts[0], ts) for ts in groups.values()]
 
 

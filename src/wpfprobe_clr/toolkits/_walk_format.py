@@ -8,7 +8,7 @@ node of interpreter time, and a 5,000-node snapshot held the GIL for longer
 than the bare walk itself.
 
 - The records: a JSON array per element, each followed by a comma (the
-  whole is ``[`` + records + ``]`` without the last comma), of sixteen
+  whole is ``[`` + records + ``]`` without the last comma), of seventeen
   fields (``ROW_FIELDS``, ``wpfprobe.core.protocol``): parent's record index
   (-1 for the root), depth, node id, the index of its type in the type
   table, Name, Text, whether the Text marks an access key, Visible, Enabled,
@@ -16,8 +16,10 @@ than the bare walk itself.
   null otherwise or for a third state), child count, whether it is rich (the
   adapter's Python reads complete it; its other fields are not read then, a
   password box's text above all), selected and expanded (an item's; null
-  for a control, and for a tree node without children), and the automation
-  id (WPF's; null in a WinForms walk).
+  for a control, and for a tree node without children), the automation
+  id (WPF's; null in a WinForms walk), and the total count of children of
+  an element that lists only some (a grid's rows in view, a virtual list
+  view's; null for every other element).
 - A read that threw is ``[type, message]`` in its field, and the record's
   index is in the list of faulted records.
 - The type table: ``[name, full name]`` per type index, each followed by a
@@ -51,7 +53,7 @@ from wpfprobe_clr.toolkits._access_keys import strip_access_key
 from wpfprobe_clr.toolkits._wpf_items import strip_wpf_access_key
 
 #: Fields per record.
-FIELDS = 16
+FIELDS = 17
 #: The marker of WPF's access keys (AccessText); "&" is WinForms'.
 WPF_MARKER = "_"
 #: An error message is cut here, as the engine cuts its own (``engine.reading.MAX_ERROR_MESSAGE``).
@@ -90,6 +92,8 @@ class WalkedControl:
     expanded: Value = None
     #: WPF records only (a WinForms control has none): read with the name, as part of the naming.
     automation_id: Value = None
+    #: All its children, where it lists only some (``ToolkitAdapter.child_total``); never a failed read.
+    total_count: int | None = None
     #: How the text marks its access key: "&" (WinForms) or "_" (WPF's AccessText rules).
     marker: str = "&"
 
@@ -102,11 +106,13 @@ class WalkedControl:
         if not isinstance(type_index, int) or not 0 <= type_index < len(types):
             raise ValueError(f"a walked record names type {type_index!r}, not in its table of {len(types)}")
         type_name, full_type_name = types[type_index]
-        values = [ReadError(str(v[0]), str(v[1])) if isinstance(v, list) else v for v in row[4:]]
+        values = [ReadError(str(v[0]), str(v[1])) if isinstance(v, list) else v for v in row[4:-1]]
         name, text, mnemonic, visible, enabled, focused, checked, kids, rich, selected, expanded, automation_id = values
+        total = row[-1]
         return cls(
             int(parent), int(depth), str(node_id), type_name, full_type_name, name, text, mnemonic, visible, enabled,
-            focused, checked, kids, bool(rich), selected, expanded, automation_id, marker,
+            focused, checked, kids, bool(rich), selected, expanded, automation_id,
+            None if total is None else int(total), marker,
         )  # fmt: skip
 
     def node(self) -> WalkedNode:
@@ -159,6 +165,7 @@ class WalkedControl:
             child_count=int(kids or 0),
             faults=tuple(faults),
             complete=not self.rich,
+            total_count=self.total_count,
         )
 
 

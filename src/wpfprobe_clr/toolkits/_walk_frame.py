@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 import clr
-from System import Action, Array, Boolean, Char, Int32, Int64, Object, String, Void, WeakReference
+from System import Action, Array, Boolean, Char, Int32, Int64, Object, String, Tuple, Void, WeakReference
 from System import Exception as NetException
 from System import Type as NetType
 from System.Collections.Generic import Dictionary, List
@@ -42,6 +42,7 @@ from System.Linq.Expressions import Expression
 from System.Runtime.CompilerServices import ConditionalWeakTable
 from System.Text import StringBuilder
 
+from wpfprobe.core.protocol import ItemRef
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
 from wpfprobe_clr.net.derived import from_net, to_net
@@ -50,6 +51,8 @@ from wpfprobe_clr.toolkits._walk_format import Walked
 __all__ = ["Pack", "WalkFrame", "advance"]
 
 _IdTable = ConditionalWeakTable[Object, String]
+#: A rich item with no object of its own, handed back as its owner and index (``ItemRef`` in Python).
+_ItemHandle = Tuple[Object, Int32]
 _Refs = Dictionary[String, WeakReference]
 _TypeIds = Dictionary[Object, Int32]
 #: Records per piece of the packed form that Python parses in one call (``Walked.rows``).
@@ -61,7 +64,8 @@ class Pack:
 
     A record is a JSON array: ``position`` opens it with the parent's index
     and the depth, every later field is written with its leading comma, and
-    the frame closes it. A read that throws writes ``[type, message]`` as its
+    the frame closes it (with a null automation id for a toolkit that has
+    none, then the record's ``WalkFrame.total``). A read that throws writes ``[type, message]`` as its
     field and adds the record's index to the walk's list of faulted records.
     """
 
@@ -305,6 +309,8 @@ class WalkFrame:
         self.is_rich = E.variable(bool, "isRich")
         self.k = E.variable(int, "k")
         self.first = E.const(0, int)
+        #: The record's total count of children (``-1``: none, written null): set by a record that lists only some.
+        self.total = E.variable(int, "total")
         self.faults = E.variable(StringBuilder, "faults")  # indexes of the records with a failed read
         self.type_ids = E.variable(_TypeIds, "typeIds")  # per walk: a type (or item kind) -> its index
         self.types = E.variable(StringBuilder, "types")  # the type table: [name, full name] per index
@@ -387,16 +393,23 @@ class WalkFrame:
             E.call(self.record_ids, E.method(List[String], "Add", String), self.node_id),
         )
 
-    def rich_field(self, of: Any = None) -> Any:
-        """Whether ``of`` (default: the element) is rich, as a field; a rich one is handed back with its depth."""
+    def rich_field(self, of: Any = None, *, item: Any = None) -> Any:
+        """Whether ``of`` (default: the element) is rich, as a field; a rich one is handed back with its depth.
+
+        ``item``: the record is item ``item`` of the element, which has no object of its own: it is handed
+        back as (element, index), an ``ItemRef`` to the engine (``advance``).
+        """
         pack = self.pack
         element = E.convert(self.c if of is None else of, object)
+        handed = bridge.wrapped(element)
+        if item is not None:
+            handed = E.convert(E.new(_ItemHandle, E.convert(self.c, object), item), object)
         return pack.void(
             pack.flag(self.is_rich),
             Expression.IfThen(
                 self.is_rich,
                 pack.void(
-                    E.call(self.rich, E.method(List[Object], "Add", Object), bridge.wrapped(element)),
+                    E.call(self.rich, E.method(List[Object], "Add", Object), handed),
                     pack.append_to(self.rich_depths, self.depth),
                     pack.append_to(self.rich_depths, E.const(",", str)),
                 ),
@@ -421,6 +434,15 @@ class WalkFrame:
         return self.pack.void(
             E.call(self.nodes, E.method(List[Object], "Add", Object), E.convert(node, object)),
             self.enqueue(self.c, Expression.Subtract(E.const(-1, int), E.prop(self.nodes, "Count"))),
+        )
+
+    def enqueue_parts(self, node: Any, count: Any) -> Any:
+        """Queue ``count`` items of ``node`` (kept in ``nodes``), which the record at hand read for an item with
+        no object of its own (a virtual list's row: its cells), one level below the record's, up to the cap."""
+        stands_for = Expression.Subtract(E.const(-1, int), E.prop(self.nodes, "Count"))
+        return self.pack.void(
+            E.call(self.nodes, E.method(List[Object], "Add", Object), E.convert(node, object)),
+            E.for_range(self.k, count, self.below_cap(self.enqueue(self.c, stands_for, self.k))),
         )
 
     def enqueue_node_item(self, item: Any) -> Any:
@@ -485,7 +507,7 @@ class WalkFrame:
             self.root, self.order, self.parents, self.depths, self.item_of, self.record_ids, self.kids, self.rich,
             self.nodes, self.item_index, self.sb, self.id_list, self.rich_depths, self.c, index, self.depth,
             self.node_id, self.listed, self.is_rich, self.k, index_box, started, self.faults, self.type_ids,
-            self.types, self.chunks,
+            self.types, self.chunks, self.total,
         ]  # fmt: skip
         body = E.block(
             own + variables,
@@ -539,8 +561,15 @@ class WalkFrame:
                     void(
                         E.assign(self.c, E.call(self.order, E.method(self.elements, "get_Item", int), index)),
                         E.assign(self.depth, E.call(self.depths, E.method(List[Int32], "get_Item", int), index)),
+                        E.assign(self.total, E.const(-1, int)),
                         entry,
-                        self.pack.text("]," if self.automation_ids else ",null],"),
+                        self.pack.text("" if self.automation_ids else ",null"),
+                        Expression.IfThenElse(
+                            Expression.LessThan(self.total, first),
+                            void(self.pack.null()),
+                            self.pack.int_field(self.total),
+                        ),
+                        self.pack.text("],"),
                         Expression.IfThen(
                             Expression.Equal(
                                 Expression.And(index, E.const(CHUNK_RECORDS - 1, int)), E.const(CHUNK_RECORDS - 1, int)
@@ -596,7 +625,7 @@ def advance(
         return False
     if done:
         # A rich element of a Python-defined class comes out as a WeakReference: a handle, never converted.
-        rich = [from_net(x) for x in state[3].ToArray()]
+        rich = [_handed(x) for x in state[3].ToArray()]
         depths = [int(d) for d in str(state[6].ToString()).split(",") if d]
         walk.finish(
             packed=str(state[4].ToString()),
@@ -608,6 +637,13 @@ def advance(
         )
         _given_back(element_type, state)
     return done
+
+
+def _handed(x: Any) -> Any:
+    """A rich element as the engine reads it: an item with no object of its own as its ``ItemRef``."""
+    if isinstance(x, _ItemHandle):
+        return ItemRef(from_net(x.Item1), int(x.Item2))
+    return from_net(x)
 
 
 #: States of finished walks, cleared, by element type: their lists and builders keep their capacity, so

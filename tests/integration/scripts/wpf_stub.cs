@@ -41,10 +41,15 @@ namespace System.Windows.Controls {
   public class Control : FrameworkElement {}
   public class ContentControl : Control { public static readonly DependencyProperty ContentProperty = new DependencyProperty("Content", typeof(object)); }
   public class HeaderedContentControl : ContentControl { public static readonly DependencyProperty HeaderProperty = new DependencyProperty("Header", typeof(object)); }
+  public class ItemCollection { public int CountValue; public bool ThrowOnCount; public int Count { get { if (ThrowOnCount) throw new InvalidOperationException("count fails"); return CountValue; } } }
   public class ItemsControl : Control {
     public static ItemsControl ItemsControlFromItemContainer(DependencyObject d) { return d.Values.ContainsKey(Owner) ? (ItemsControl)d.Values[Owner] : null; }
+    public static ItemsControl GetItemsOwner(DependencyObject d) { return d.Values.ContainsKey(HostOf) ? (ItemsControl)d.Values[HostOf] : null; }
     public static readonly DependencyProperty Owner = new DependencyProperty("Owner", typeof(object));
+    public static readonly DependencyProperty HostOf = new DependencyProperty("HostOf", typeof(object));
+    public ItemCollection ItemsValue = new ItemCollection(); public ItemCollection Items { get { return ItemsValue; } }
   }
+  public class ComboBox : ItemsControl {}
   public class HeaderedItemsControl : ItemsControl { public static readonly DependencyProperty HeaderProperty = new DependencyProperty("Header", typeof(object)); }
   public class Label : ContentControl {} public class GroupBox : HeaderedContentControl {} public class Expander : HeaderedContentControl {}
   public class TabItem : HeaderedContentControl {} public class ListBoxItem : ContentControl {} public class MenuItem : HeaderedItemsControl {}

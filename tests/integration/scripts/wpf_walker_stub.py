@@ -41,6 +41,7 @@ from System.Windows import UIElement3D, Window  # noqa: E402
 from System.Windows.Controls import (  # noqa: E402
     Button,
     CheckBox,
+    ComboBox,
     ContentControl,
     ItemsControl,
     Label,
@@ -95,6 +96,22 @@ def tree() -> Any:
         row = StackPanel()
         row.Kids.Add(content(Label(), f"row {i}"))
         form.Kids.Add(row)
+    # Lists: their totals are read (items over MAX_LISTED_ITEMS; an items host's owner's items over its children).
+    for count, host_kids in ((1500, 3), (10, 3), (2, 3)):
+        items = ItemsControl()
+        items.NameValue = f"list{count}"
+        items.ItemsValue.CountValue = count
+        host = StackPanel()
+        host.Host = True
+        host.Values[ItemsControl.HostOf] = items
+        for _ in range(host_kids):
+            host.Kids.Add(StackPanel())
+        items.Kids.Add(host)
+        form.Kids.Add(items)
+    failing = ItemsControl()
+    failing.ItemsValue.ThrowOnCount = True  # its total cannot be read: the engine's to read
+    form.Kids.Add(failing)
+    form.Kids.Add(ComboBox())  # its expansion state is the engine's to read
     return window
 
 
@@ -109,7 +126,7 @@ def run(root: Any, objects: ClrObjectTable, *, seconds: float | None, max_depth:
             "fullType": n.naming.full_type_name, "name": n.naming.name, "automationId": n.naming.automation_id,
             "text": n.text, "accessKey": n.access_key, "visible": n.state.visible, "enabled": n.state.enabled,
             "focused": n.state.focused, "checked": n.state.checked, "children": n.child_count,
-            "complete": n.complete, "faults": [list(f) for f in n.faults],
+            "complete": n.complete, "faults": [list(f) for f in n.faults], "total": n.total_count,
         }
         for n in walk.nodes()
     ]  # fmt: skip

@@ -102,6 +102,8 @@ class ExploreReport(BaseModel):
     tickets: list[str] = Field(default_factory=list)
     blocked: list[dict[str, str]] = Field(default_factory=list)
     """What the safety policy kept the explorer from (the distinct element and action pairs)."""
+    candidates: list[dict[str, str]] = Field(default_factory=list)
+    """A dry run: every action the explorer could take on the first screen ({action, locator, window})."""
     dry_run: bool = False
 
     @property
@@ -180,7 +182,12 @@ class Explorer:
                 candidates, blocked = self._space(observation)
                 self._note_blocked(blocked)
                 session.log.info("dry run: %d actions possible, %d blocked", len(candidates), len(blocked))
-                return self._report(session, runner, steps, time.monotonic() - started, dry_run=True)
+                dry = self._report(session, runner, steps, time.monotonic() - started, dry_run=True)
+                dry.candidates = [
+                    {"action": c.action, "locator": c.locator, "window": c.window}
+                    for c in sorted(self._preconditions(runner, candidates), key=lambda c: (c.locator, c.action))
+                ]
+                return dry
             since_launch = 0
             while steps < options.max_steps:
                 if options.time_seconds is not None and time.monotonic() - started >= options.time_seconds:

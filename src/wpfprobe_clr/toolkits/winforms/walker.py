@@ -12,16 +12,19 @@ an access key, Visible, Enabled, Focused, a check box's check, and how many
 children it has. A list box's or combo box's items and a tree view's nodes
 are walked as well, after its controls (``walk_items``: a record per item,
 what ``items/lists.py`` and ``items/trees.py`` read), and so are a list view's
-columns, rows and cells (``walk_views``, ``items/listview.py``'s reads). It packs it all into one string, so a walk of thousands of controls
-and items crosses into Python once, and decoding happens after the UI thread
-is let go (``decode`` needs nothing from it).
+columns, rows and cells (``walk_views``, ``items/listview.py``'s reads; in
+virtual mode the rows in view) and a grid's columns, rows in view and their
+cells (``walk_grids``, ``items/grids.py``'s reads); a control that lists only
+some of its children carries their total (``totalCount``). It packs it all
+into one string, so a walk of thousands of controls and items crosses into
+Python once, and decoding happens after the UI thread is let go (``decode``
+needs nothing from it).
 
 A control whose node needs more than that is marked *rich* and handed back
 as well: the adapter's Python reads complete it (``Walk.incomplete``). Those
 are what the Python path knows beyond ``Controls``: a tool strip (its
-children are its items, not its controls), a list view in virtual mode or
-a grid (items of their own kinds, and a total count), a tab page (its selection), a form with an
-old-style menu, a control with a context menu, a password box (redaction is
+children are its items, not its controls), a tab page (its selection), a
+form with an old-style menu, a control with a context menu, a password box (redaction is
 the engine's to decide), and a control whose class is written in Python
 (``net.derived``: the items code and the type's own members are read there).
 
@@ -52,10 +55,10 @@ from System.Windows.Forms import (
     CheckState,
     Control,
     ControlEventHandler,
-    DataGridView,
     Form,
     GroupBox,
     Label,
+    ListView,
     MaskedTextBox,
     RadioButton,
     TabPage,
@@ -72,13 +75,14 @@ from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_p
 from wpfprobe_clr.toolkits.winforms import walk_items
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
 from wpfprobe_clr.toolkits.winforms.structure import WATCH_TABLE
+from wpfprobe_clr.toolkits.winforms.walk_grids import GridWalk
 from wpfprobe_clr.toolkits.winforms.walk_views import ViewWalk
 
 __all__ = ["ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
 #: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
-#: A ListView is walked (``walk_views``) unless in virtual mode (``ViewWalk.rich``).
-RICH_TYPES: tuple[Any, ...] = (ToolStrip, DataGridView, TabPage)
+#: A ListView (``walk_views``) and a DataGridView (``walk_grids``) are walked, with their items.
+RICH_TYPES: tuple[Any, ...] = (ToolStrip, TabPage)
 
 _KEY = ("winforms.walker", 6)
 
@@ -241,6 +245,7 @@ def _build() -> Any:
     net_type = E.variable(NetType, "t")
     set_rich = E.assign(f.is_rich, E.const(True, bool))
     views = ViewWalk(f)
+    grids = GridWalk(f)
 
     def as_(kind: Any) -> Any:
         return E.convert(c, kind)
@@ -262,7 +267,6 @@ def _build() -> Any:
     the_type = E.call(E.convert(c, object), E.method(Object, "GetType"))
     text_hidden = memo_per_type(("winforms.hides_text", 1), _build_hides_text, the_type)
     rich_tests = [E.is_type(c, bridge.DERIVED_INTERFACE), *(E.is_type(c, t) for t in RICH_TYPES), text_hidden]
-    rich_tests.append(views.rich(c))
     rich_tests.append(not_null(E.prop(c, "ContextMenuStrip")))
     if _has_property(Control, "ContextMenu"):  # the old kind: .NET Framework and Mono only
         rich_tests.append(not_null(E.prop(c, "ContextMenu")))
@@ -318,6 +322,7 @@ def _build() -> Any:
         E.assign(item_count, f.first),
         E.assign(node_count, f.first),
         views.reset(),
+        grids.reset(),
         E.try_catch(
             void(
                 Expression.IfThen(any_of(rich_tests), set_rich),
@@ -330,10 +335,13 @@ def _build() -> Any:
                     E.assign(node_count, walk_items.tree_node_count(c)),
                 ),
                 Expression.IfThen(Expression.Not(f.is_rich), views.read(c)),
+                Expression.IfThen(Expression.Not(f.is_rich), grids.read(c)),
             ),
             NetException,
             "ex",
-            lambda _ex: void(set_rich, E.assign(item_count, f.first), E.assign(node_count, f.first), views.reset()),
+            lambda _ex: void(
+                set_rich, E.assign(item_count, f.first), E.assign(node_count, f.first), views.reset(), grids.reset()
+            ),
         ),
         # Children: listed whole or not at all (a Controls that throws half way lists none).
         E.assign(f.listed, E.const(False, bool)),
@@ -348,10 +356,22 @@ def _build() -> Any:
                 E.assign(f.listed, E.const(True, bool)),
                 pack.int_field(
                     Expression.Add(
-                        Expression.Add(Expression.Add(E.prop(f.kids, "Count"), item_count), node_count), views.count
+                        Expression.Add(Expression.Add(E.prop(f.kids, "Count"), item_count), node_count),
+                        Expression.Add(views.count, grids.count),
                     )
                 ),
             )
+        ),
+        # A control that lists only some of its children (a grid's rows in view, a virtual list's): their total
+        # counts its Controls too, so one whose Controls could not be listed is left to the engine.
+        *(
+            Expression.IfThen(
+                Expression.GreaterThanOrEqual(part.total, f.first),
+                Expression.IfThenElse(
+                    f.listed, E.assign(f.total, Expression.Add(E.prop(f.kids, "Count"), part.total)), set_rich
+                ),
+            )
+            for part in (views, grids)
         ),
         f.rich_field(),
         pack.null(),
@@ -365,13 +385,14 @@ def _build() -> Any:
                 E.for_range(f.k, item_count, f.below_cap(f.enqueue(c, f.k))),
                 walk_items.enqueue_tree_nodes(f, node_count),
                 views.enqueue(),
+                grids.enqueue(),
             ),
         ),
     )
     return f.compile(
-        [item_count, node_count, *views.variables],
+        [item_count, node_count, *views.variables, *grids.variables],
         record,
-        walk_items.value_item_record(f),
-        views.node_record(walk_items.tree_node_record(f)),
+        Expression.IfThenElse(E.is_type(c, ListView), views.virtual_record(), walk_items.value_item_record(f)),
+        views.node_record(grids.node_record(walk_items.tree_node_record(f))),
         views.cell_record(),
     )

@@ -21,7 +21,12 @@ element what the engine's own path reads for its tree node:
   ContentControl.Content the element is, read with GetValue; a value that is
   an element reads as no text; the access key is stripped by WPF's rules
   where the text shows through an AccessText (``WPF_MARKER``);
-- the visual child count.
+- the visual child count;
+- the total count of children (``_ItemsAdapter.child_total``) of an
+  ItemsControl (its Items.Count, over ``MAX_LISTED_ITEMS``) and of a panel
+  that hosts items (its owner's Items.Count, over its visual children): the
+  walk follows the visual tree, so a list's template parts and its items
+  host are walked, and its containers are left to the engine (below).
 
 The packed form is ``toolkits/_walk_format.py``'s, with the automation id in
 its last field (the two before it, an item's selection and expansion, are
@@ -31,8 +36,7 @@ text is then not read here at all. Conservative on purpose (equality with the
 engine's path beats coverage):
 
 - a class written in Python (``net.bridge.DERIVED_INTERFACE``);
-- an ItemsControl (items, ``child_total``, selection and expansion states),
-  a panel that hosts items (``child_total``), an item container (a
+- a ComboBox (its expansion state), an item container (a
   ContentControl, ContentPresenter or DataGridRow that
   ``ItemsControl.ItemsControlFromItemContainer`` names: its text is its
   item's), ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow,
@@ -75,6 +79,7 @@ from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
 from wpfprobe_clr.toolkits._walk_format import WPF_MARKER, Walked
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
+from wpfprobe_clr.toolkits._wpf_items import MAX_LISTED_ITEMS
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 
 if _WPF_LOAD_ERROR is None:
@@ -82,6 +87,7 @@ if _WPF_LOAD_ERROR is None:
     from System.Windows.Automation import AutomationProperties
     from System.Windows.Controls import (
         AccessText,
+        ComboBox,
         ContentControl,
         ContentPresenter,
         DataGridCell,
@@ -120,18 +126,18 @@ if _WPF_LOAD_ERROR is None:
     _ACCESS_KEY_TYPES: tuple[type, ...] = (ButtonBase, Label, MenuItem, TabItem, GroupBox, Expander, AccessText)
     # States beyond visible/enabled/focused/checked, or a text that is not the element's own.
     _RICH_TYPES: tuple[type, ...] = (
-        ItemsControl, ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow, DataGridCell, Expander, PasswordBox,
+        ComboBox, ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow, DataGridCell, Expander, PasswordBox,
     )  # fmt: skip
     # Item containers whose text is their item's (``_ItemsAdapter._item_text_source``).
     _CONTAINER_TYPES: tuple[type, ...] = (ContentControl, HeaderedItemsControl, DataGridRow, ContentPresenter)
 
 __all__ = ["prepare", "ready", "walking"]
 
-_KEY = ("wpf.walker", 1)
+_KEY = ("wpf.walker", 2)
 
 # Members the engine's path reads by name on the element (pythonnet takes the most derived), and
 # the WPF types that declare them: a type where one of these is declared elsewhere is rich.
-_READ_BY_NAME = ("Name", "IsVisible", "IsEnabled", "IsKeyboardFocusWithin", "IsChecked", "IsItemsHost")
+_READ_BY_NAME = ("Name", "IsVisible", "IsEnabled", "IsKeyboardFocusWithin", "IsChecked", "IsItemsHost", "Items")
 
 
 def ready() -> bool:
@@ -204,7 +210,7 @@ def _build_hides() -> Any:
     i = E.variable(int, "i")
     names = E.const(Array[String](list(_READ_BY_NAME)), E.array_of(String))
     allowed = List[NetType]()
-    for owner in (FrameworkElement, UIElement, UIElement3D, ToggleButton, Panel):
+    for owner in (FrameworkElement, UIElement, UIElement3D, ToggleButton, Panel, ItemsControl):
         allowed.Add(clr.GetClrType(owner))
     flags = E.const(BindingFlags.Public | BindingFlags.Instance, BindingFlags)
     get_property = E.method(NetType, "GetProperty", str, BindingFlags)
@@ -248,6 +254,8 @@ def _build() -> Any:
     dp = E.variable(DependencyProperty, "dp")
     value = E.variable(object, "value")
     the_type = E.variable(NetType, "t")
+    owner = E.variable(ItemsControl, "itemsOwner")
+    n_items = E.variable(int, "nItems")
 
     def is_any(types: tuple[type, ...]) -> Any:
         return any_of([E.is_type(c, t) for t in types])
@@ -260,7 +268,6 @@ def _build() -> Any:
     rich_tests = [
         E.is_type(c, bridge.DERIVED_INTERFACE),
         is_any(_RICH_TYPES),
-        Expression.AndAlso(E.is_type(c, Panel), E.prop(E.convert(c, Panel), "IsItemsHost")),
         Expression.AndAlso(
             is_any(_CONTAINER_TYPES),
             Expression.ReferenceNotEqual(
@@ -345,6 +352,35 @@ def _build() -> Any:
             void(pack.null()),
         )
     )
+    # ``_ItemsAdapter.child_total``: a list's count of items over MAX_LISTED_ITEMS, an items host's over its
+    # visual children (a virtualizing panel holds containers for some items only); else none (-1, null).
+    total = void(
+        Expression.IfThen(
+            E.is_type(c, ItemsControl),
+            void(
+                E.assign(n_items, E.prop(E.prop(E.convert(c, ItemsControl), "Items"), "Count")),
+                Expression.IfThen(
+                    Expression.GreaterThan(n_items, E.const(MAX_LISTED_ITEMS, int)), E.assign(f.total, n_items)
+                ),
+            ),
+        ),
+        Expression.IfThen(
+            Expression.AndAlso(E.is_type(c, Panel), E.prop(E.convert(c, Panel), "IsItemsHost")),
+            void(
+                E.assign(owner, E.static_call(ItemsControl, "GetItemsOwner", c)),
+                Expression.IfThen(
+                    Expression.ReferenceNotEqual(owner, E.null(ItemsControl)),
+                    void(
+                        E.assign(n_items, E.prop(E.prop(owner, "Items"), "Count")),
+                        Expression.IfThen(
+                            Expression.GreaterThan(n_items, E.static_call(VisualTreeHelper, "GetChildrenCount", c)),
+                            E.assign(f.total, n_items),
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    )
     record = E.block(
         [],
         f.position(),
@@ -363,10 +399,10 @@ def _build() -> Any:
         # Rich first, read guarded (an element that cannot say is left to the engine): it decides the text read.
         E.assign(is_rich, E.const(False, bool)),
         E.try_catch(
-            void(Expression.IfThen(any_of(rich_tests), set_rich())),
+            void(Expression.IfThen(any_of(rich_tests), set_rich()), Expression.IfThen(Expression.Not(is_rich), total)),
             NetException,
             "ex",
-            lambda _ex: void(set_rich()),
+            lambda _ex: void(set_rich(), E.assign(f.total, E.const(-1, int))),
         ),
         text_field,
         void(flag(is_any(_ACCESS_KEY_TYPES))),
@@ -402,4 +438,4 @@ def _build() -> Any:
         string_field(E.static_call(AutomationProperties, "GetAutomationId", c)),
         f.enqueue_kids(),
     )
-    return f.compile([n_kids, dp, value, the_type], record)
+    return f.compile([n_kids, dp, value, the_type, owner, n_items], record)

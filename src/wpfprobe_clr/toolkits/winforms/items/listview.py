@@ -28,7 +28,7 @@ from wpfprobe.core.protocol import ActionKind, ElementState, ItemRef, Naming
 from wpfprobe_clr.toolkits.winforms.items.base import Fact, Item, call_protected, visible_in
 
 #: Rows listed for a list in virtual mode when none is in view yet (no handle, hidden).
-_VIRTUAL_PAGE = 50
+VIRTUAL_PAGE = 50
 
 
 def details(lv: Any) -> bool:
@@ -60,7 +60,7 @@ def _virtual_rows(lv: Any) -> range:
         return range(0)
     top = lv.TopItem if lv.IsHandleCreated else None
     if top is None:
-        return range(min(size, _VIRTUAL_PAGE))
+        return range(min(size, VIRTUAL_PAGE))
     first = int(top.Index)
     height = max(int(top.Bounds.Height), 1)
     per_page = int(lv.ClientSize.Height) // height + 2
