@@ -103,6 +103,7 @@ class ProbeHandle:
         self._routes: _Routes | None = None
         # Started by `wpfprobe run` on the app's behalf: the app's own start() replaces it.
         self._replaceable = False
+        self._stdio_separate = False  # stdio: stdout and stderr were different files at start()
 
     @property
     def probe(self) -> Probe:
@@ -326,6 +327,8 @@ def start(
         on_failure=lambda err: _failed(handle, err),
         then=over,
     )
+    if transport == "stdio":
+        _await_stdio_takeover(handle)
     return handle
 
 
@@ -763,17 +766,23 @@ def _start_stdio(startup: Startup, *, tier: Tier) -> ProbeHandle:
     handle: ProbeHandle
     runner = _StdioRunner(lambda: handle._make_tools().server)
     handle = ProbeHandle(startup=startup, transport="stdio", tier=tier, url=None, token=None, runner=runner)
+    handle._stdio_separate = separate
     runner.start()
-    # The SDK points fd 1 at stderr once its server thread runs; until then an app's
-    # print would land on the wire, so start() returns only after the switch (the SDK is
-    # imported first: stdio's start() takes that long, HTTP's does not wait for it).
+    return handle
+
+
+def _await_stdio_takeover(handle: ProbeHandle) -> None:
+    """The SDK points fd 1 at stderr once its server thread runs; until then an app's print
+    would land on the wire, so stdio's start() returns only after the switch (the SDK is
+    imported first: stdio's start() takes that long, HTTP's does not wait for it). After the
+    start-up has begun: the server's tools wait for its settings."""
+    runner = handle._runner
     deadline = time.monotonic() + STDIO_TAKEOVER_SECONDS
-    while separate and not _same_file(1, 2) and not runner.done.is_set():
+    while handle._stdio_separate and not _same_file(1, 2) and not runner.done.is_set():
         if time.monotonic() > deadline:
-            runner.stop(2)
+            handle.stop(2)
             raise ProbeError("The stdio MCP server did not take over stdout.", code="INTERNAL")
         time.sleep(0.001)
-    return handle
 
 
 def _same_file(a: int, b: int) -> bool:
