@@ -100,7 +100,9 @@ class ProbeHandle:
         self._published = threading.Event()  # the manifest written, or never to be
         self._tools: ToolServer | None = None
         self._tools_made = threading.Event()
-        self._routes: _Routes | None = None
+        # HTTP: made now, so that routes can be added before the server's thread has made the
+        # MCP app they sit beside (``_http_app`` puts it in).
+        self._routes: _Routes | None = _Routes(None) if transport == "http" else None
         # Started by `wpfprobe run` on the app's behalf: the app's own start() replaces it.
         self._replaceable = False
         self._stdio_separate = False  # stdio: stdout and stderr were different files at start()
@@ -485,7 +487,9 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
     # Python's collector stays off while a read's answer is copied and written (toolserver).
     mcp_app = collections_after_response(mcp_app)
     # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
-    routes = handle._routes = _Routes(httpwire.HttpWire(mcp_app, path=MCP_PATH))
+    routes = handle._routes if handle._routes is not None else _Routes(None)
+    handle._routes = routes
+    routes.app = httpwire.HttpWire(mcp_app, path=MCP_PATH)
     guard = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
     guard.close_app = lambda: _request_close(handle)
     return guard
