@@ -1,14 +1,13 @@
 """Discovery manifests (SPEC section 7): one JSON file per live probe.
 
 Written atomically (a private temp file renamed into place) with owner-only
-permissions, once the server's socket listens (``wpfprobe.start()`` writes it
-before it returns; a client that connects before the server's thread accepts
-is queued by the kernel); removed on exit. A manifest whose pid is dead, or
+permissions, by the start-up thread once the probe is all there (attached,
+its UI's end hooked, its walk compiled: ``server._publish``); removed on exit. A manifest whose pid is dead, or
 whose process started at another time than recorded (the pid was reused), is
 stale: readers skip it and delete it.
 
-A plain dataclass, not a pydantic model: ``start()`` writes it before it
-returns, and pydantic's import alone took longer than ``start()`` may.
+A plain dataclass, not a pydantic model: ``start()`` imports this module
+before it returns, and pydantic's import alone took longer than ``start()`` may.
 """
 
 from __future__ import annotations

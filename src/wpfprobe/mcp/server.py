@@ -7,9 +7,9 @@ header is ever sent. The UI thread pays nothing while the server is idle: the
 server never posts to it unless a tool is called.
 
 ``start()`` returns as soon as a client could connect: the socket bound and
-listening, the token made, the manifest written. Importing the MCP SDK,
-building the tools' schemas, connecting to the CLR and compiling the .NET
-walk happen after, on threads of their own (``mcp/starting.py``), so the
+listening, the token made. Importing the MCP SDK, building the tools'
+schemas, connecting to the CLR, compiling the .NET walk and writing the
+discovery manifest happen after, on threads of their own (``mcp/starting.py``), so the
 app's first window is not delayed and its UI thread is never held for long.
 """
 
@@ -267,7 +267,7 @@ def start(
     launched the app; stdout then carries only MCP frames. A second ``start``
     in the same process raises until the first is stopped.
 
-    Returns at once (HTTP: once the socket listens and the manifest is written;
+    Returns at once (HTTP: once the socket listens; the manifest follows the attach;
     stdio: once stdout is the wire's), and attaches to the app's UI on a thread
     of its own: what can be checked at once raises here (arguments, a second
     start, no UI found, an object that is no UI); what fails later is logged,

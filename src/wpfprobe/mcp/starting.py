@@ -4,14 +4,16 @@
 loop runs, so everything it does delays the app's first window; called in a
 running app (``wpfprobe attach`` does), a hold of the UI thread freezes the
 app. It does only what must happen before it returns (``server.start``: the
-cheap checks, the socket bound and listening, the token, the manifest) and
+cheap checks, the socket bound and listening, the token, the signals) and
 leaves the rest to two threads:
 
 - ``wpfprobe-start`` (this module's ``Startup``): the settings, the CLR
   connection (the toolkit's modules, the adapter, a few short calls posted to
   the UI thread: the object table, the app's event hooks, the binding hooks,
   the UI's end), the engine, and the toolkit's .NET walk handed to a compile
-  thread (``wpfprobe_clr._compiling``). It ends once the engine is made.
+  thread (``wpfprobe_clr._compiling``). Tool calls are answered once the
+  engine is made; then, once the compile is over, it writes the discovery
+  manifest (``server._publish``) and ends.
 - the server's thread (``server._Runner``): the MCP SDK and uvicorn imported,
   the tools' schemas built, then the accept loop on the socket start() bound.
   A client that connects before is queued by the kernel and served then.
