@@ -1,25 +1,35 @@
 """The CLR side of wpfprobe: the only package that touches pythonnet and System.*.
 
 Internal to wpfprobe; its names may change between releases.
+
+Connecting is two steps, so that ``wpfprobe.start()`` can return at once:
+``locate`` runs on the caller's thread and does only what is cheap and must
+happen there (the checks that can fail at once, and what must be made on the
+UI thread when the caller is that thread); ``connect`` does the rest from
+any thread. ``connect(app)`` with no located app does both.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wpfprobe.core.models import RuntimeDescription
-from wpfprobe_clr._runtime import RuntimeKind, clr_is_loaded, describe_clr, ensure_clr
+from wpfprobe_clr._runtime import RuntimeFacts, RuntimeKind, clr_is_loaded, describe_clr, ensure_clr
 from wpfprobe_clr._ui_thread import UiThread
+
+if TYPE_CHECKING:
+    from wpfprobe.core.models import RuntimeDescription
 
 __all__ = [
     "Connection",
+    "Located",
     "RuntimeKind",
     "UiThread",
     "clr_is_loaded",
     "connect",
     "describe_clr",
     "ensure_clr",
+    "locate",
 ]
 
 
@@ -37,29 +47,84 @@ class Connection:
     os_input: Any = None
 
 
+#: How long ``connect`` waits for a UI loop that has not begun yet (see there).
+LOOP_WAIT = 60.0
+
+
+@dataclass(frozen=True)
+class Located:
+    """The app found on the caller's thread (``locate``), ready to be connected from any thread."""
+
+    app: Any
+    toolkit: str
+    runtime: RuntimeFacts
+    #: What had to be made on the UI thread, made there because the caller was that thread.
+    marshal: Any = None
+
+
+def locate(app: Any = None, *, runtime: RuntimeKind | None = None, load: bool = True) -> Located:
+    """The app's UI and its toolkit, checked on the caller's thread: cheap, and posts nothing.
+
+    Raises what can be told at once: no CLR (``load=False``: none is loaded here, so there is
+    no UI to find; else ClrUnavailableError if none can be loaded), no UI found for
+    ``app=None`` (AppNotAvailableError), an object that is no WPF or WinForms UI
+    (InvalidArgumentError). The runtime's suspend-mode warning points at the caller's line.
+    """
+    from wpfprobe_clr._runtime import ensure_runtime  # noqa: PLC0415
+    from wpfprobe_clr.toolkits import find_app, toolkit_of, ui_thread_marshal  # noqa: PLC0415
+
+    if not load and not clr_is_loaded():
+        from wpfprobe.core.errors import AppNotAvailableError  # noqa: PLC0415
+
+        raise AppNotAvailableError(
+            "No .NET runtime is loaded in this process, so it shows no WPF or WinForms UI yet.",
+            suggestion="Start the probe once the app has loaded pythonnet and built its UI, or pass the app object.",
+        )
+    facts = ensure_runtime(runtime)
+    from wpfprobe_clr import _exit  # noqa: PLC0415 - standard library only
+
+    _exit.register()
+    if app is None:
+        app = find_app()
+    kind = toolkit_of(app)
+    return Located(app, kind, facts, ui_thread_marshal(app, kind))
+
+
 def connect(
-    app: Any = None, *, timeout: float = 5.0, runtime: RuntimeKind | None = None, test_hooks: bool = False
+    app: Any = None,
+    *,
+    timeout: float = 5.0,
+    runtime: RuntimeKind | None = None,
+    test_hooks: bool = False,
+    located: Located | None = None,
 ) -> Connection:
     """Load or find the CLR, find the app's UI if ``app`` is None, and wire an adapter to it.
 
-    The app's exception events are hooked for ``wpf_get_app_events``; ``test_hooks`` (the probe
-    was started for testing) also lets the hooks mark them handled (see ``toolkits.install_app_hooks``).
+    ``located``: the app ``locate`` found on the caller's thread; then this may run on any
+    thread. The app's exception events are hooked for ``wpf_get_app_events``; ``test_hooks``
+    (the probe was started for testing) also lets the hooks mark them handled (see
+    ``toolkits.app_hooks``). The toolkit's .NET walk is compiled off the UI thread
+    (``_compiling``): snapshots are read the engine's way until it is ready.
     """
-    description = ensure_clr(runtime)
+    found = located if located is not None else locate(app, runtime=runtime)
     from wpfprobe_clr import _os_input  # noqa: PLC0415
+    from wpfprobe_clr._compiling import compile_walk  # noqa: PLC0415
     from wpfprobe_clr._objects import ClrObjectTable, same_object  # noqa: PLC0415
+    from wpfprobe_clr.toolkits import app_hooks  # noqa: PLC0415
     from wpfprobe_clr.toolkits import connect as connect_toolkit  # noqa: PLC0415
-    from wpfprobe_clr.toolkits import find_app, install_app_hooks  # noqa: PLC0415
 
-    if app is None:
-        app = find_app()
-    adapter, ui, kind = connect_toolkit(app, timeout=timeout)
+    adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal)
+    compile_walk(kind, ui)
     # The object table is created on the UI thread: it is only ever used there.
-    objects = ui.run(ClrObjectTable, timeout=timeout)
+    # When the caller of locate was the UI thread (the app calls wpfprobe.start() before its
+    # message loop runs), this first call waits for that loop to begin: the app may do seconds
+    # of work before it does, so the wait is longer than a call's timeout.
+    first_wait = max(timeout, LOOP_WAIT) if found.marshal is not None else timeout
+    objects = ui.run(ClrObjectTable, timeout=first_wait)
     try:
-        ui.run(lambda: install_app_hooks(adapter, kind, catch=test_hooks), timeout=timeout)
+        ui.run(app_hooks(adapter, kind, catch=test_hooks), timeout=timeout)
     except Exception:
         import logging  # noqa: PLC0415
 
         logging.getLogger("wpfprobe.clr").warning("could not hook the app's exception events", exc_info=True)
-    return Connection(adapter, ui, objects, description, kind, app, same_object, _os_input)
+    return Connection(adapter, ui, objects, found.runtime.model(), kind, found.app, same_object, _os_input)

@@ -38,18 +38,26 @@ exiting = False
 """True once the process has started to exit: the probe's event handlers then do nothing."""
 
 
+def register() -> None:
+    """Register the exit hook now (the CLR loaded, so after pythonnet's own): ``wpfprobe.start()``
+    calls it before it returns, so that an app that ends while the probe is still attaching
+    (before any ``on_exit``) still has its heap frozen before pythonnet's collections."""
+    global _registered
+    with _lock:
+        if not _registered:
+            atexit.register(_before_runtime_shutdown)
+            _registered = True
+
+
 def on_exit(unhook: Callable[[], None]) -> None:
     """Call ``unhook`` at exit, before the runtime shuts down (it takes a handler off an event).
 
     Called after the CLR is loaded (pythonnet's own exit handler is registered by
     then), so the exit hook registered here runs before pythonnet's.
     """
-    global _registered
     with _lock:
         _unhooks.append(unhook)
-        if not _registered:
-            atexit.register(_before_runtime_shutdown)
-            _registered = True
+    register()
 
 
 def _before_runtime_shutdown() -> None:

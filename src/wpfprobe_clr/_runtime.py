@@ -18,10 +18,12 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from wpfprobe.core.errors import ClrUnavailableError
-from wpfprobe.core.models import RuntimeDescription
+
+if TYPE_CHECKING:
+    from wpfprobe.core.models import RuntimeDescription
 
 RuntimeKind = Literal["netfx", "coreclr", "mono"]
 
@@ -65,6 +67,20 @@ def collected_warnings() -> Iterator[list[str]]:
         _COLLECTED.reset(token)
 
 
+class RuntimeFacts(NamedTuple):
+    """What ``RuntimeDescription`` says, read without the DTOs (``wpfprobe.start`` reads it before
+    it returns, and the models are not imported by then)."""
+
+    kind: RuntimeKind
+    version: str
+    description: str
+
+    def model(self) -> RuntimeDescription:
+        from wpfprobe.core.models import RuntimeDescription  # noqa: PLC0415
+
+        return RuntimeDescription(kind=self.kind, version=self.version, description=self.description)
+
+
 def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
     """The running CLR, loading one if none is loaded yet.
 
@@ -72,9 +88,14 @@ def ensure_clr(kind: RuntimeKind | None = None) -> RuntimeDescription:
     order (netfx then coreclr on Windows, mono then coreclr elsewhere).
     Raises ClrUnavailableError naming every runtime tried and what to install.
     """
+    return ensure_runtime(kind).model()
+
+
+def ensure_runtime(kind: RuntimeKind | None = None) -> RuntimeFacts:
+    """``ensure_clr`` without the DTO: the facts, and the same warning where the app called."""
     if not clr_is_loaded():
         _load(kind)
-    description = describe_clr()
+    description = runtime_facts()
     mode = os.environ.get(MONO_SUSPEND_VARIABLE)
     if description.kind == "mono" and mode != MONO_SAFE_SUSPEND:
         text = (
@@ -133,18 +154,38 @@ def _caller_stacklevel() -> int:
 
 
 def describe_clr() -> RuntimeDescription:
+    return runtime_facts().model()
+
+
+_facts: list[RuntimeFacts] = []
+
+
+def runtime_facts() -> RuntimeFacts:
+    """The loaded runtime's kind and version (read once: a process has one runtime)."""
+    if _facts:
+        return _facts[0]
     from System import Environment, Type  # noqa: PLC0415
     from System.Runtime.InteropServices import RuntimeInformation  # noqa: PLC0415
 
     description = str(RuntimeInformation.FrameworkDescription)
     mono = Type.GetType("Mono.Runtime")
+    facts: RuntimeFacts
     if mono is not None:
         display = mono.GetMethod("GetDisplayName", _static_nonpublic())
         version = str(display.Invoke(None, None)) if display is not None else str(Environment.Version)
-        return RuntimeDescription(kind="mono", version=version.split()[0], description=f"Mono {version}")
-    if description.startswith(".NET Framework"):
-        return RuntimeDescription(kind="netfx", version=str(Environment.Version), description=description)
-    return RuntimeDescription(kind="coreclr", version=str(Environment.Version), description=description)
+        facts = RuntimeFacts("mono", version.split()[0], f"Mono {version}")
+    elif description.startswith(".NET Framework"):
+        facts = RuntimeFacts("netfx", str(Environment.Version), description)
+    else:
+        facts = RuntimeFacts("coreclr", str(Environment.Version), description)
+    _facts.append(facts)
+    return facts
+
+
+def suspend_mode_is_safe() -> bool:
+    """Whether threads of the probe may call into the runtime while the UI thread runs Python:
+    not on Mono started in a cooperative or hybrid suspend mode (see MONO_SUSPEND_VARIABLE)."""
+    return runtime_facts().kind != "mono" or os.environ.get(MONO_SUSPEND_VARIABLE) == MONO_SAFE_SUSPEND
 
 
 def _static_nonpublic() -> object:

@@ -32,10 +32,13 @@ class FakeHandle:
         ui = SimpleNamespace(run=lambda fn, **_: fn(), post=lambda fn: fn(), thread_id=None, ended=False)
         adapter = SimpleNamespace(on_ui_exit=self.ui_exit_callbacks.append, request_close=lambda then=None: None)
         self.probe = SimpleNamespace(engine=SimpleNamespace(ui=ui, adapter=adapter))
-        self.manifest_path = None
+        self._manifest_path = None
         self.app_id = "fake"
         self._stop_lock = threading.Lock()
         self.stopped = threading.Event()
+
+    def ready_probe(self, timeout: float | None = 0.0) -> Any:
+        return self.probe
 
     def stop(self) -> None:
         self.ending.unwatch(self)  # type: ignore[arg-type]
@@ -56,6 +59,13 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[ending._Ending]:
         signal.set_wakeup_fd(-1)
 
 
+def stop_with_ui(handle: FakeHandle) -> None:
+    """What ``start()`` does: the signals and the watch on its own thread, the UI's end hooked
+    once the probe is attached (on the start-up thread)."""
+    ui_ended = server._watch_ending(handle)  # type: ignore[arg-type]
+    server._stop_with_ui(handle.probe, ui_ended)  # type: ignore[arg-type]
+
+
 def ending_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name == "wpfprobe-ending"]
 
@@ -67,7 +77,7 @@ def test_the_ui_exit_callback_starts_no_thread_and_waits_for_nothing(
     ended, during pythonnet's shutdown, and started a thread to stop the server; that thread
     never started, and the UI thread waited for it forever. Here no thread can start either."""
     handle = FakeHandle()
-    server._stop_with_ui(handle)  # type: ignore[arg-type]
+    stop_with_ui(handle)
     [ui_exit] = handle.ui_exit_callbacks
 
     def no_thread_starts_now(self: threading.Thread) -> None:
@@ -100,7 +110,7 @@ def wait_for_no_ending_thread() -> list[str]:
 def test_stop_leaves_no_thread_behind(fresh: ending._Ending) -> None:
     assert wait_for_no_ending_thread() == [], "an earlier probe's ending thread is still there"
     handle = FakeHandle()
-    server._stop_with_ui(handle)  # type: ignore[arg-type]
+    stop_with_ui(handle)
     assert ending_threads() == ["wpfprobe-ending"]
     handle.stop()  # on this (the main) thread, as an app's own stop() would be
     assert ending_threads() == [], "stop() returned with the ending thread still running"

@@ -69,6 +69,12 @@ def messages(report: wpf_surface.Report) -> str:
 # --------------------------------------------------------------------------- the project's WPF code
 
 
+#: Modules that use a WPF member or two on purpose (the rule above wants five, so that a module
+#: the checker did not see through is noticed): ``_load`` finds the app for ``wpfprobe.start()``
+#: without importing the adapter's modules.
+SMALL_MODULES = {"_load.py": {"System.Windows.Application.Current"}}
+
+
 def test_the_wpf_adapter_package_uses_only_the_public_wpf_api(api: wpf_surface.WpfApi) -> None:
     files = wpf_surface.package_files(ADAPTER)
     assert ADAPTER / "__init__.py" in files, f"{ADAPTER} is not a package"
@@ -86,7 +92,10 @@ def test_the_wpf_adapter_package_uses_only_the_public_wpf_api(api: wpf_surface.W
     assert len(total.types) >= 165, str(total)
     # And every module that imports WPF types uses them through verified members.
     for report in reports:
-        if report.types:
+        if Path(report.filename).name in SMALL_MODULES:
+            # Seen whole: exactly the members it is there for.
+            assert report.members == SMALL_MODULES[Path(report.filename).name], str(report)
+        elif report.types:
             # Members named by a string are invisible here; a module lists them in its
             # WPF_MEMBERS_BY_NAME, checked against the API by its own test (test_wpf_structure.py).
             assert report.references + len(members_by_name(Path(report.filename))) >= 5, str(report)

@@ -63,9 +63,22 @@ def bound_anywhere(tree: ast.Module) -> set[str]:
     return names
 
 
+def lazy_homes(tree: ast.Module) -> dict[str, str]:
+    """``_HOMES``, name -> module, of a package whose ``__getattr__`` imports a name on first use."""
+    if not any(isinstance(s, ast.FunctionDef) and s.name == "__getattr__" for s in tree.body):
+        return {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_HOMES" for t in stmt.targets):
+            value = ast.literal_eval(stmt.value)
+            assert isinstance(value, dict)
+            return {str(k): str(v) for k, v in value.items()}
+    return {}
+
+
 def bound_unconditionally(tree: ast.Module) -> set[str]:
-    """Names the module binds at its top level whether WPF loads or not (not inside an ``if``)."""
-    names: set[str] = set()
+    """Names the module binds at its top level whether WPF loads or not (not inside an ``if``),
+    and those its ``__getattr__`` offers (``lazy_homes``: checked by a test of its own)."""
+    names: set[str] = set(lazy_homes(tree))
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(stmt.name)
@@ -128,3 +141,12 @@ def test_every_import_from_the_package_names_what_its_module_binds_everywhere() 
 def test_the_names_other_code_imports_are_still_offered_by_the_package() -> None:
     offered = bound_unconditionally(parse(PACKAGE / "__init__.py"))
     assert set(PUBLIC_NAMES) <= offered, sorted(set(PUBLIC_NAMES) - offered)
+
+
+def test_the_names_the_package_offers_on_first_use_are_bound_where_it_imports_them() -> None:
+    """``wpfprobe.start()`` imports the package before it returns: its ``__getattr__`` imports the
+    adapter's modules only when a name of theirs is asked for (``_HOMES``)."""
+    homes = lazy_homes(parse(PACKAGE / "__init__.py"))
+    assert {"WpfAdapter", "connect"} <= set(homes), homes
+    for name, home in homes.items():
+        assert name in bound_unconditionally(parse(PACKAGE / f"{home}.py")), f"{home} does not bind {name}"

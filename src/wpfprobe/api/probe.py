@@ -38,6 +38,8 @@ from wpfprobe.engine.locators import Selector, parse_locator
 if TYPE_CHECKING:
     from PIL.Image import Image
 
+    from wpfprobe_clr import Connection
+
 
 def attach(
     app: Any = None,
@@ -56,7 +58,12 @@ def attach(
     settings = settings or ProbeSettings.from_env()
     if timeout is not None:
         settings = settings.model_copy(update={"ui_timeout": float(timeout)})
-    conn = connect(app, timeout=settings.ui_timeout, test_hooks=settings.test_hooks)
+    return connected(connect(app, timeout=settings.ui_timeout, test_hooks=settings.test_hooks), name, settings)
+
+
+def connected(conn: Connection, name: str | None, settings: ProbeSettings) -> Probe:
+    """The Probe over a connection ``wpfprobe_clr.connect`` made (``wpfprobe.start`` makes it on
+    a thread of its own)."""
     engine = Engine(
         adapter=conn.adapter,
         ui=conn.ui,

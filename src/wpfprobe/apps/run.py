@@ -210,6 +210,15 @@ class _Watcher:
             return False
         handle._replaceable = True
         self._handle = handle
+        try:
+            # start() returns before the probe has attached: a UI thread that did not answer
+            # in time is tried again later, as when start() itself raised it.
+            handle.wait_ready()
+        except ProbeError as err:
+            log.info("probe not started yet", extra={"app": self._name, "outcome": err.code})
+            self._handle = None
+            handle.stop()
+            return False
         log.info("probe started", extra={"app": handle.app_id, "outcome": "ok"})
         return True
 

@@ -1,7 +1,7 @@
 """Structured logs: JSON lines on the ``wpfprobe`` logger.
 
 Library etiquette: importing or starting wpfprobe installs no handler but the
-``NullHandler`` the logging HOWTO asks of a library (``wpfprobe/core/__init__``),
+``NullHandler`` the logging HOWTO asks of a library (``wpfprobe/__init__``),
 so an app that never configured logging prints nothing new, not even through
 Python's last-resort handler. ``configure()`` (called
 by ``wpfprobe run``, the broker and anyone who wants the records) installs one

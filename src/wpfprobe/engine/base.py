@@ -11,6 +11,8 @@ from collections.abc import Callable, Generator
 from typing import Any, TypeVar, cast
 
 from wpfprobe.core.errors import NodeNotFoundError, ProbeError
+from wpfprobe.core.identity import app_id, default_app_name
+from wpfprobe.core.identity import slug as slug
 from wpfprobe.core.models import Page, RuntimeDescription
 from wpfprobe.core.protocol import ObjectTable, ToolkitAdapter, UiThread
 from wpfprobe.core.redaction import Redactor
@@ -49,7 +51,7 @@ class EngineBase:
         )
         self.runtime = runtime
         self.app_name = app_name or default_app_name()
-        self.app_id = f"{slug(self.app_name)}-{os.getpid()}"
+        self.app_id = app_id(self.app_name)
         self.same = same or (lambda a, b: a is b)
         self.cursors = CursorStore(ttl=self.settings.cursor_ttl, max_snapshots=self.settings.max_cursors)
         # Written only on the UI thread, replaced whole.
@@ -291,17 +293,6 @@ def collection_deferred() -> _Deferral:
 def _errors(items: list[dict[str, Any]]) -> int | None:
     """Items of a page that carry an ``error`` (a node or a property that could not be read in full)."""
     return sum(1 for item in items if item.get("error")) or None
-
-
-def default_app_name() -> str:
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None) or (sys.argv[0] if sys.argv and sys.argv[0] else "python")
-    return os.path.splitext(os.path.basename(path))[0] or "python"
-
-
-def slug(text: str) -> str:
-    out = "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
-    return "-".join(p for p in out.split("-") if p)[:40] or "app"
 
 
 def process_name() -> str:

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from wpfprobe.core.errors import InvalidArgumentError
 
 Tier = Literal["read", "interact", "mutate"]
+TIERS: tuple[Tier, ...] = ("read", "interact", "mutate")
+
+
+def check_tier(tier: Any) -> Tier:
+    """``tier`` if it names a tier, else InvalidArgumentError (an ``allow=`` argument)."""
+    if tier not in TIERS:
+        raise InvalidArgumentError(
+            f"allow must be one of {', '.join(TIERS)}, got {tier!r}.",
+            suggestion='Use allow="read" (default), "interact" or "mutate".',
+        )
+    return tier  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ import inspect
 import json
 import logging
 import re
-import threading
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,10 @@ from pydantic.alias_generators import to_camel
 
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.engine.engine import Engine, Tier
+from wpfprobe.mcp import registry as _registry
+from wpfprobe.mcp.registry import register as _register
+from wpfprobe.mcp.registry import serve_registrations as serve_registrations
+from wpfprobe.mcp.registry import unregister as unregister
 from wpfprobe.mcp.tools import ToolOutput, ToolSpec, _Args, check_tier
 
 log = logging.getLogger("wpfprobe.server")
@@ -198,55 +201,9 @@ def define(
     )  # fmt: skip
 
 
-_registry_lock = threading.Lock()
-_registry: dict[str, CustomTool] = {}
-
-
-#: Where a tool registered later goes: the running probe's ``add_custom_tool``, set
-#: by the server while it runs (the server imports this module, not the reverse).
-_serving: Callable[[CustomTool], None] | None = None
-
-
-def serve_registrations(add: Callable[[CustomTool], None] | None) -> None:
-    """Send tools registered from now on to ``add`` (None: keep them for the next probe only)."""
-    global _serving
-    with _registry_lock:
-        _serving = add
-
-
 def registered() -> list[CustomTool]:
-    """The tools ``@wpfprobe.tool`` registered, in registration order."""
-    with _registry_lock:
-        return list(_registry.values())
-
-
-def unregister(name: str) -> None:
-    """Forget a registered tool (probes already running keep it)."""
-    with _registry_lock:
-        _registry.pop(name, None)
-
-
-def _register(custom: CustomTool) -> None:
-    with _registry_lock:
-        known = _registry.get(custom.name)
-        if known is not None and not _same_function(known.fn, custom.fn):
-            raise InvalidArgumentError(
-                f"A tool named {custom.name!r} is already registered.",
-                suggestion="Pick another name= for one of the two tools.",
-            )
-        # The same function defined again (a module or notebook cell run twice) replaces it.
-        _registry[custom.name] = custom
-    with _registry_lock:
-        serving = _serving
-    if serving is not None:
-        serving(custom)
-
-
-def _same_function(a: Callable[..., Any], b: Callable[..., Any]) -> bool:
-    return a is b or (
-        getattr(a, "__module__", None) == getattr(b, "__module__", None)
-        and getattr(a, "__qualname__", None) == getattr(b, "__qualname__", None)
-    )
+    """The tools ``@wpfprobe.tool`` registered, in registration order (kept in ``registry``)."""
+    return [t for t in _registry.registered() if isinstance(t, CustomTool)]
 
 
 def decorator(

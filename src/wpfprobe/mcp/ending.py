@@ -72,11 +72,11 @@ _SIGTERM: int | None = int(signal.SIGTERM) if sys.platform != "win32" else None
 class ProbeHandle(Protocol):
     """What this module uses of ``server.ProbeHandle`` (which imports this module)."""
 
-    probe: Any
     app_id: str
-    manifest_path: Path | None
+    _manifest_path: Path | None
     _stop_lock: threading.Lock
 
+    def ready_probe(self, timeout: float | None = ...) -> Any | None: ...
     def stop(self, timeout: float = ...) -> None: ...
 
 
@@ -258,7 +258,10 @@ class _Ending:
         handle = self._handle
         if handle is None:
             return False
-        ui = handle.probe.engine.ui
+        probe = handle.ready_probe()  # never waits: this runs in a signal handler
+        if probe is None:
+            return False
+        ui = probe.engine.ui
         return getattr(ui, "thread_id", None) == threading.get_ident() and not getattr(ui, "ended", False)
 
     def watched(self) -> ProbeHandle | None:
@@ -272,8 +275,17 @@ def _interactive() -> bool:
     return bool(hasattr(sys, "ps1") or sys.flags.interactive or "IPython" in sys.modules or "ipykernel" in sys.modules)
 
 
+#: How long a close asked for while the probe still attaches to the UI waits for it (on the
+#: ending thread; the attach itself is bounded, call by call, by the probe's ui_timeout).
+ATTACH_WAIT = 30.0
+
+
 def _post_close(handle: ProbeHandle, *, interrupt: bool = False) -> None:
-    adapter = handle.probe.engine.adapter
+    probe = handle.ready_probe(ATTACH_WAIT)
+    if probe is None:
+        log.warning("the app could not be asked to close: the probe is not attached to its UI")
+        return
+    adapter = probe.engine.adapter
     if getattr(adapter, "request_close", None) is None:
         return
 
@@ -288,7 +300,7 @@ def _post_close(handle: ProbeHandle, *, interrupt: bool = False) -> None:
 
     # post(): queued, and this thread goes on; the app may answer the close with a
     # "save changes?" dialog of its own, which must hold nobody up.
-    handle.probe.engine.ui.post(close)
+    probe.engine.ui.post(close)
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
@@ -308,7 +320,7 @@ def _terminate(*, main_thread: bool) -> None:
     assert _SIGTERM is not None
     handle = ENDING.watched()
     if handle is not None:
-        # start() writes the manifest under this lock: a write under way finishes first (not
+        # The start-up writes the manifest under this lock: a write under way finishes first (not
         # waited for on the main thread, which may be the one writing, between two bytecodes).
         held = False if main_thread else handle._stop_lock.acquire(timeout=1.0)
         try:
@@ -316,8 +328,8 @@ def _terminate(*, main_thread: bool) -> None:
             from wpfprobe.mcp import manifest as _manifest  # noqa: PLC0415
 
             with contextlib.suppress(Exception):
-                # Where start() writes it, should it be there before the handle knows.
-                _manifest.remove(handle.manifest_path or sessions_dir() / f"{handle.app_id}.json")
+                # Where the start-up writes it, should it be there before the handle knows.
+                _manifest.remove(handle._manifest_path or sessions_dir() / f"{handle.app_id}.json")
         finally:
             if held:
                 handle._stop_lock.release()

@@ -5,11 +5,16 @@ Origin must be loopback with the server's port (DNS rebinding), the token is
 accepted only as ``Authorization: Bearer`` and refused in the URL, and no CORS
 header is ever sent. The UI thread pays nothing while the server is idle: the
 server never posts to it unless a tool is called.
+
+``start()`` returns as soon as a client could connect: the socket bound and
+listening, the token made. Importing the MCP SDK, building the tools'
+schemas, connecting to the CLR, compiling the .NET walk and writing the
+discovery manifest happen after, on threads of their own (``mcp/starting.py``), so the
+app's first window is not delayed and its UI thread is never held for long.
 """
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import datetime as _dt
@@ -26,15 +31,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from urllib.parse import parse_qsl
 
-from wpfprobe.api.probe import Probe, attach
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
-from wpfprobe.core.settings import ProbeSettings
-from wpfprobe.engine.engine import Tier
+from wpfprobe.engine.target import Tier, check_tier
 from wpfprobe.mcp import httpwire, wirelog
-from wpfprobe.mcp.tools import check_tier
+from wpfprobe.mcp.registry import serve_registrations
+from wpfprobe.mcp.starting import Startup
 from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
 
 if TYPE_CHECKING:
+    from wpfprobe.api.probe import Probe
+    from wpfprobe.core.settings import ProbeSettings
     from wpfprobe.mcp.custom import CustomTool
     from wpfprobe.mcp.toolserver import ToolServer
 
@@ -54,6 +60,10 @@ _CREDENTIAL_PARAMS = frozenset(
 
 _active_lock = threading.Lock()
 _active: ProbeHandle | None = None
+#: How long a tool added right after start() waits for the server's tools to be made.
+TOOLS_WAIT = 60.0
+#: How long ``ProbeHandle.manifest_path`` waits for the start-up that writes it.
+MANIFEST_WAIT = 60.0
 
 
 class AlreadyStartedError(ProbeError):
@@ -61,32 +71,77 @@ class AlreadyStartedError(ProbeError):
 
 
 class ProbeHandle:
-    """A running probe server. ``stop()`` (or the app's exit) ends it."""
+    """A running probe server. ``stop()`` (or the app's exit) ends it.
+
+    ``url``, ``token`` and ``app_id`` are there when ``start()`` returns; the probe attaches to the
+    app's UI a moment later (``wait_ready()``), and ``probe`` waits for that.
+    """
 
     def __init__(
         self,
         *,
-        probe: Probe,
+        startup: Startup,
         transport: Transport,
         tier: Tier,
         url: str | None,
         token: str | None,
-        runner: _Runner,
+        runner: _Runner | _StdioRunner,
     ) -> None:
-        self.probe = probe
         self.transport = transport
         self.tier = tier
         self.url = url
         self.token = token
-        self.app_id = probe.engine.app_id
+        self.app_id = startup.app_id
+        self._startup = startup
         self._runner = runner
         self._stop_lock = threading.Lock()
         self._stopped = threading.Event()
-        self.manifest_path: Path | None = None
+        self._manifest_path: Path | None = None
+        self._published = threading.Event()  # the manifest written, or never to be
         self._tools: ToolServer | None = None
-        self._routes: _Routes | None = None
+        self._tools_made = threading.Event()
+        # HTTP: made now, so that routes can be added before the server's thread has made the
+        # MCP app they sit beside (``_http_app`` puts it in).
+        self._routes: _Routes | None = _Routes(None) if transport == "http" else None
         # Started by `wpfprobe run` on the app's behalf: the app's own start() replaces it.
         self._replaceable = False
+        self._stdio_separate = False  # stdio: stdout and stderr were different files at start()
+
+    @property
+    def probe(self) -> Probe:
+        """The attached probe (the Python API over the same engine), once ``start()``'s thread has
+        made it: waits for that, and raises what stopped it (see ``wait_ready``)."""
+        return self._startup.probe()
+
+    def ready_probe(self, timeout: float | None = 0.0) -> Probe | None:
+        """The attached probe, waiting up to ``timeout`` seconds for it; None if it is not attached
+        (yet, or its start failed). Never raises."""
+        return self._startup.ready_probe(timeout)
+
+    def wait_ready(self, timeout: float | None = None) -> ProbeHandle:
+        """Wait until the probe has attached to the app's UI (``start()`` returns before it does).
+
+        Raises the ProbeError that stopped it (the app's UI thread did not answer, the UI ended...),
+        or DISPATCHER_BUSY if it is still attaching after ``timeout`` seconds (None: no limit; the
+        attach itself is bounded by the ``timeout`` given to ``start()``, per call to the UI thread).
+        Tool calls wait for this by themselves; this is for code that wants to know.
+        """
+        self._startup.probe(timeout)
+        return self
+
+    @property
+    def manifest_path(self) -> Path | None:
+        """The discovery manifest (HTTP only), written once the probe has attached to the UI (or
+        failed to: then its tools answer why), so that a client that finds it finds a probe that
+        is all there, and an app found through it ends cleanly (``mcp.ending``). Waits for that
+        (up to MANIFEST_WAIT); None if it is not written."""
+        if self.transport == "http" and self._startup.wait(MANIFEST_WAIT):
+            self._published.wait(MANIFEST_WAIT)
+        return self._manifest_path
+
+    @manifest_path.setter
+    def manifest_path(self, path: Path | None) -> None:
+        self._manifest_path = path
 
     @property
     def running(self) -> bool:
@@ -97,24 +152,28 @@ class ProbeHandle:
         """Stop the server and remove the manifest. Safe from any thread, any number of times;
         a second caller waits for the first to finish."""
         global _active
+        # Before the lock: a start-up about to write the manifest (under the lock) gives up.
+        self._startup.request_stop()
         with self._stop_lock:
             if self._stopped.is_set():
                 return
-            if self.manifest_path is not None:
+            if self._manifest_path is not None:
                 from wpfprobe.mcp import manifest as _manifest  # noqa: PLC0415
 
                 # First, so that nobody discovers a server that is going away.
-                _manifest.remove(self.manifest_path)
+                _manifest.remove(self._manifest_path)
+            self._published.set()  # none will be written now
             self._runner.stop(timeout)
-            self.probe.engine.driver.close()
+            # A start still under way ends after its current step (each is bounded by ui_timeout).
+            self._startup.stop(timeout)
+            if self._startup.done and self._startup.error is None:
+                self._startup.probe().engine.driver.close()
             _release_ui_poster()
             if self._tools is not None and self._tools.recorder is not None:
                 self._tools.recorder.close()
             with _active_lock:
                 if _active is self:
                     _active = None
-                    from wpfprobe.mcp.custom import serve_registrations  # noqa: PLC0415
-
                     serve_registrations(None)
             self._stopped.set()
         from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
@@ -149,17 +208,35 @@ class ProbeHandle:
         return decorator(fn, name=name, ui_thread=ui_thread, tier=tier, add=self.add_custom_tool)  # type: ignore[no-any-return]
 
     def add_custom_tool(self, custom: CustomTool) -> None:
+        # The tools are made on the server's thread after start() returned: a tool added in
+        # the meantime waits for them (the SDK's import, a fraction of a second).
+        self._tools_made.wait(TOOLS_WAIT)
         if self._tools is None or not self.running:
             raise InvalidArgumentError(
                 "This probe is not running, so it takes no new tools.",
                 suggestion="Register the tool with @wpfprobe.tool before wpfprobe.start().",
             )
+        if self._tools.has_custom(custom):
+            return  # registered before the tools were made, and served since
         if custom.name in self._tools.names:
             raise InvalidArgumentError(
                 f"This probe already has a tool named {custom.name!r}.", suggestion="Pick another name=."
             )
-        self._tools.add(custom.spec(), custom=True)
+        self._tools.add(custom.spec(), custom=True, source=custom)
         self._tools.tools_changed()
+
+    def _make_tools(self) -> ToolServer:
+        """On the server's thread: the SDK server with every tool, the ones registered so far too."""
+        from wpfprobe.mcp.custom import registered  # noqa: PLC0415
+        from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK loads only for a server
+
+        startup = self._startup
+        tools = ToolServer(startup.engine, tier=self.tier, settings=startup.settings(), app_id=self.app_id)
+        for custom in registered():
+            tools.add(custom.spec(), custom=True, source=custom)
+        self._tools = tools
+        self._tools_made.set()
+        return tools
 
     def __enter__(self) -> ProbeHandle:
         return self
@@ -189,6 +266,12 @@ def start(
     discovery manifest is written. ``transport="stdio"``: for a client that
     launched the app; stdout then carries only MCP frames. A second ``start``
     in the same process raises until the first is stopped.
+
+    Returns at once (HTTP: once the socket listens; the manifest follows the attach;
+    stdio: once stdout is the wire's), and attaches to the app's UI on a thread
+    of its own: what can be checked at once raises here (arguments, a second
+    start, no UI found, an object that is no UI); what fails later is logged,
+    answered by every tool call, and raised by ``handle.wait_ready()``.
     """
     global _active
     from wpfprobe.core import logs as _logging  # noqa: PLC0415
@@ -205,6 +288,8 @@ def start(
             "A token of your own must be a string of at least 32 characters.",
             suggestion="Leave token=None to get a fresh 256-bit random token.",
         )
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise InvalidArgumentError(f"timeout must be a number of seconds above 0, got {timeout!r}.")
     with _active_lock:
         replaced = _active if _active is not None and _active.running and _active._replaceable else None
     if replaced is not None:
@@ -217,38 +302,90 @@ def start(
                 suggestion="Use the first handle, or call its stop() before starting again.",
                 detail={"appId": _active.app_id, "url": _active.url},
             )
-        settings = (settings or ProbeSettings.from_env()).model_copy(update={"ui_timeout": float(timeout)})
-        probe = attach(app, name=name, settings=settings)
-        from wpfprobe.mcp.custom import registered, serve_registrations  # noqa: PLC0415
-        from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK loads only for a server
+        from wpfprobe_clr import locate  # noqa: PLC0415 - the CLR side's light part: no adapter yet
 
-        tools = ToolServer(probe.engine, tier=tier)
-        for custom in registered():
-            tools.add(custom.spec(), custom=True)
-        server = tools.server
+        # On this thread: the checks that can fail at once, and what must be made on the UI
+        # thread when this is it (the app calls start() before its message loop runs).
+        located = locate(app, load=False)
+        startup = Startup(located, name=name, settings=settings, timeout=float(timeout))
         if transport == "http":
-            handle = _start_http(probe, server, tier=tier, port=port, token=token or secrets.token_urlsafe(32))
+            handle = _start_http_soon(startup, tier=tier, port=port, token=token or secrets.token_urlsafe(32))
         else:
-            handle = _start_stdio(probe, server, tier=tier)
-        handle._tools = tools
+            handle = _start_stdio(startup, tier=tier)
         _active = handle
         serve_registrations(handle.add_custom_tool)
     atexit.register(handle.stop)
-    _stop_with_ui(handle)
-    if handle.url is not None and handle.token is not None:
-        # Last: an app found through its manifest ends cleanly from the first moment (mcp.ending);
-        # under the stop lock, so a UI that ended meanwhile leaves none behind.
-        with handle._stop_lock:
-            if handle.running:
-                handle.manifest_path = _write_manifest(probe, url=handle.url, token=handle.token, tier=tier)
+    # On this thread (the main thread, where the signal module allows it): Ctrl+C and SIGTERM
+    # end the app cleanly from here on (mcp.ending); the UI's end is hooked once attached.
+    ui_ended = _watch_ending(handle)
+
+    def over(probe: Probe | None) -> None:
+        if probe is not None and not _walk_compiled(startup):
+            return
+        _publish(handle, tier)
+
+    startup.begin(
+        after=lambda probe: _stop_with_ui(probe, ui_ended),
+        on_failure=lambda err: _failed(handle, err),
+        then=over,
+    )
+    if transport == "stdio":
+        _await_stdio_takeover(handle)
     return handle
 
 
+def _walk_compiled(startup: Startup) -> bool:
+    """Wait for the walk's compile (on the start-up thread, after tool calls are answered): an
+    app that exits while it runs ends worse (Ctrl+C's exit status was lost, and pythonnet's
+    shutdown has crashed on it), so the manifest, which is what lets a client or `wpfprobe
+    stop` end the app, comes after it. False if the probe stopped meanwhile."""
+    from wpfprobe_clr._compiling import wait  # noqa: PLC0415
+
+    while not wait(0.1):
+        if startup.stopping:
+            return False
+    return True
+
+
+def _publish(handle: ProbeHandle, tier: Tier) -> None:
+    """Write the discovery manifest (HTTP), on the start-up thread once it is over: last, as the
+    probe's "all there" (an app found through it ends cleanly from the first moment, mcp.ending).
+    Under the stop lock, so a probe stopped meanwhile (its UI ended) leaves none behind; a
+    stop() under way has asked the start-up to stop first, so this gives up rather than wait."""
+    try:
+        if handle.url is None or handle.token is None:
+            return
+        startup = handle._startup
+        while not handle._stop_lock.acquire(timeout=0.05):
+            if startup.stopping:
+                return
+        try:
+            if handle.running and not startup.stopping:
+                handle._manifest_path = _write_manifest(startup, url=handle.url, token=handle.token, tier=tier)
+        except OSError:
+            log.warning("the discovery manifest could not be written", exc_info=True, extra={"app": handle.app_id})
+        finally:
+            handle._stop_lock.release()
+    finally:
+        handle._published.set()
+
+
+def _failed(handle: ProbeHandle, err: ProbeError) -> None:
+    """The start-up could not attach: with the UI gone there is nothing to serve, so the probe
+    stops as it would have at the UI's end; otherwise every tool call answers ``err``, and the
+    manifest is written (``over``) so that a client finds the probe and hears why."""
+    if err.code == "APP_NOT_AVAILABLE":
+        threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
+
+
 def _release_ui_poster() -> None:
-    """End the thread that posts to the UI thread: a stopped probe leaves no thread in the
-    app (``wpfprobe detach``); a later start makes a new one."""
+    """End the thread that posts to the UI thread, once a compile of the walk under way is
+    done: a stopped probe leaves no thread in the app (``wpfprobe detach``); a later start
+    makes a new one."""
+    from wpfprobe_clr._compiling import wait as compiled  # noqa: PLC0415
     from wpfprobe_clr._ui_thread import release_poster  # noqa: PLC0415
 
+    compiled(10.0)
     release_poster()
 
 
@@ -258,14 +395,21 @@ def active_handle() -> ProbeHandle | None:
         return _active if _active is not None and _active.running else None
 
 
-def _stop_with_ui(handle: ProbeHandle) -> None:
-    """Stop the server once the app's UI thread ends, and end with the app on Ctrl+C and
-    SIGTERM (``mcp.ending``), without ever blocking the UI thread."""
+def _watch_ending(handle: ProbeHandle) -> Callable[[], None]:
+    """End with the app on Ctrl+C and SIGTERM (``mcp.ending``; on start()'s thread, the main
+    thread for the signals); returns what the UI's exit event calls once it is hooked."""
     from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
 
     ENDING.take_signals()
-    ui_ended = ENDING.watch(handle)
-    on_exit = getattr(handle.probe.engine.adapter, "on_ui_exit", None)
+    return ENDING.watch(handle)
+
+
+def _stop_with_ui(probe: Probe, ui_ended: Callable[[], None]) -> None:
+    """Stop the server once the app's UI thread ends, without ever blocking it (on start()'s
+    thread, once the probe is attached)."""
+    from wpfprobe.mcp.ending import ENDING  # noqa: PLC0415
+
+    on_exit = getattr(probe.engine.adapter, "on_ui_exit", None)
     if on_exit is None:
         return
 
@@ -274,15 +418,13 @@ def _stop_with_ui(handle: ProbeHandle) -> None:
         ENDING.hook_ui_thread()
 
     with contextlib.suppress(Exception):
-        handle.probe.engine.ui.run(hook)
+        probe.engine.ui.run(hook)
 
 
 # -- HTTP ---------------------------------------------------------------------
 
 
-def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
-    from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
-
+def _listening_socket(port: int) -> socket.socket:
     # proto must say TCP: asyncio sets TCP_NODELAY on accepted connections only then, and
     # without it every request after the first on a connection waits ~40 ms for a delayed ACK.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -296,9 +438,42 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
             f"Cannot listen on {LOOPBACK}:{port}: {exc.strerror or exc}.",
             suggestion="Use port=0 to pick a free port.",
         ) from None
+    # From here a client's connection is queued by the kernel (up to the backlog) until the
+    # server's thread accepts it.
     sock.listen(128)
+    return sock
+
+
+def _start_http_soon(startup: Startup, *, tier: Tier, port: int, token: str) -> ProbeHandle:
+    """The handle, with the socket listening; the server is made and served on its own thread."""
+    sock = _listening_socket(port)
     bound = sock.getsockname()[1]
-    hosts = [f"{LOOPBACK}:{bound}", f"localhost:{bound}"]
+    handle: ProbeHandle
+
+    def build() -> Any:
+        # On the server's thread: the SDK, the tools' schemas, the ASGI app behind the guard.
+        return _http_app(handle, handle._make_tools().server, port=bound, token=token)
+
+    runner = _Runner(build, sock, on_failure=lambda: _server_failed(handle))
+    url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
+    handle = ProbeHandle(startup=startup, transport="http", tier=tier, url=url, token=token, runner=runner)
+    runner.start()
+    return handle
+
+
+def _server_failed(handle: ProbeHandle) -> None:
+    """The server could not be made (a broken install of the SDK): nothing serves the socket, so
+    the probe stops (its manifest and socket go) rather than leave clients queued for nothing."""
+    handle._tools_made.set()
+    threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
+
+
+def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any:
+    from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
+
+    from wpfprobe.mcp.toolserver import collections_after_response  # noqa: PLC0415
+
+    hosts = [f"{LOOPBACK}:{port}", f"localhost:{port}"]
     origins = [f"http://{h}" for h in hosts]
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -308,20 +483,36 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
         session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
         max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
-    settings = probe.engine.settings
-    from wpfprobe.mcp.toolserver import collections_after_response  # noqa: PLC0415
-
+    settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (toolserver).
     mcp_app = collections_after_response(mcp_app)
     # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
-    routes = _Routes(httpwire.HttpWire(mcp_app, path=MCP_PATH))
-    guarded = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
-    runner = _Runner(guarded, sock)
-    runner.start()
-    url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
-    handle = ProbeHandle(probe=probe, transport="http", tier=tier, url=url, token=token, runner=runner)
+    routes = handle._routes if handle._routes is not None else _Routes(None)
     handle._routes = routes
-    guarded.close_app = lambda: _request_close(handle)
+    routes.app = httpwire.HttpWire(mcp_app, path=MCP_PATH)
+    guard = Guard(routes, token=token, hosts=hosts, origins=origins, require_token=settings.require_token)
+    guard.close_app = lambda: _request_close(handle)
+    return guard
+
+
+def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
+    """A server for a probe already attached, serving ``server`` (an MCPServer made by the caller:
+    the benchmarks add tools of their own); returns once it accepts. Not ``start()``: no manifest,
+    and it is not the process's active probe."""
+    startup = Startup.attached(probe)
+    sock = _listening_socket(port)
+    bound = sock.getsockname()[1]
+    handle: ProbeHandle
+
+    def build() -> Any:
+        handle._tools_made.set()
+        return _http_app(handle, server, port=bound, token=token)
+
+    runner = _Runner(build, sock)
+    url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
+    handle = ProbeHandle(startup=startup, transport="http", tier=tier, url=url, token=token, runner=runner)
+    runner.start()
+    runner.wait_started()
     return handle
 
 
@@ -331,21 +522,20 @@ def _request_close(handle: ProbeHandle) -> bool:
     return ENDING.request_close(handle)
 
 
-def _write_manifest(probe: Probe, *, url: str, token: str, tier: Tier) -> Path:
+def _write_manifest(startup: Startup, *, url: str, token: str, tier: Tier) -> Path:
     from wpfprobe.core.version import __version__  # noqa: PLC0415
     from wpfprobe.mcp import manifest as _manifest  # noqa: PLC0415
 
-    engine = probe.engine
-    runtime = engine.runtime
+    runtime = startup.runtime
     started = _manifest.process_start_time(os.getpid())
     manifest = _manifest.Manifest(
-        app_id=engine.app_id,
-        app_name=engine.app_name,
+        app_id=startup.app_id,
+        app_name=startup.app_name,
         pid=os.getpid(),
         process_start_time=started if started is not None else 0.0,
         exe=sys.executable,
-        toolkit=str(engine.adapter.toolkit),
-        runtime=f"{runtime.kind} {runtime.version}" if runtime else "unknown",
+        toolkit=startup.toolkit,
+        runtime=f"{runtime.kind} {runtime.version}",
         url=url,
         token=token,
         tier=tier,
@@ -437,52 +627,84 @@ async def _refuse(
 
 
 class _Runner:
-    """uvicorn on its own thread and event loop, serving an already-bound socket."""
+    """uvicorn on its own thread and event loop, serving an already-bound socket.
 
-    def __init__(self, app: Any, sock: socket.socket) -> None:
-        import uvicorn  # noqa: PLC0415
+    ``build`` makes the ASGI app on that thread first (importing the SDK and making the tools'
+    schemas take longer than ``start()`` may), then the accept loop begins.
+    """
 
-        # No log_level, access_log=True and no log_config: anything else makes uvicorn reconfigure
-        # its loggers process-wide (levels, and the access logger's handlers), which are the app's
-        # if it runs uvicorn itself. What uvicorn logs on this server's thread goes to wpfprobe's
-        # own log at DEBUG, never to the app's stderr (wirelog.py).
-        config = uvicorn.Config(
-            app, log_level=None, access_log=True, lifespan="on", timeout_graceful_shutdown=2, log_config=None
-        )
-        self._server = uvicorn.Server(config)
+    def __init__(
+        self, build: Callable[[], Any], sock: socket.socket, on_failure: Callable[[], None] | None = None
+    ) -> None:
+        self._build = build
         self._sock = sock
+        self._on_failure = on_failure
+        self._server: Any = None
+        self._lock = threading.Lock()
+        self._stopping = False
         # The name tells wirelog which log records are this server's.
         self._thread = threading.Thread(target=self._run, name=f"{SERVER_THREAD_PREFIX}-http", daemon=True)
         self.done = threading.Event()
         self._error: BaseException | None = None
 
     def _run(self) -> None:
-        async def serve() -> None:
-            asyncio.get_running_loop().set_exception_handler(wirelog.loop_exception)
-            await self._server.serve(sockets=[self._sock])
-
         try:
+            app = self._build()
+            import uvicorn  # noqa: PLC0415
+
+            # No log_level, access_log=True and no log_config: anything else makes uvicorn reconfigure
+            # its loggers process-wide (levels, and the access logger's handlers), which are the app's
+            # if it runs uvicorn itself. What uvicorn logs on this server's thread goes to wpfprobe's
+            # own log at DEBUG, never to the app's stderr (wirelog.py).
+            config = uvicorn.Config(
+                app, log_level=None, access_log=True, lifespan="on", timeout_graceful_shutdown=2, log_config=None
+            )
+            server = uvicorn.Server(config)
+            with self._lock:
+                if self._stopping:
+                    return
+                self._server = server
+            import asyncio  # noqa: PLC0415 - on this thread: start() does not wait for its import
+
+            async def serve() -> None:
+                asyncio.get_running_loop().set_exception_handler(wirelog.loop_exception)
+                await server.serve(sockets=[self._sock])
+
             asyncio.run(serve())
-        except BaseException as exc:  # noqa: BLE001 - reported by start()
+        except BaseException as exc:
             self._error = exc
+            log.warning("the MCP server could not run", exc_info=True)
+            with self._lock:
+                stopping = self._stopping
+            if not stopping and self._on_failure is not None:
+                self._on_failure()
         finally:
             self.done.set()
 
-    def start(self, timeout: float = 15.0) -> None:
+    def start(self) -> None:
         self._thread.start()
-        deadline = threading.Event()
-        while not self._server.started and not self.done.is_set():
-            if deadline.wait(0.005) or not self._thread.is_alive():
-                break
-        if not self._server.started:
-            raise ProbeError(f"The MCP server did not start: {self._error!r}", code="INTERNAL")
+
+    def wait_started(self, timeout: float = 30.0) -> None:
+        """Wait until the accept loop runs (the benchmarks' servers); raises if it could not."""
+        deadline = time.monotonic() + timeout
+        while not self.done.is_set() and time.monotonic() < deadline:
+            with self._lock:
+                if self._server is not None and self._server.started:
+                    return
+            self.done.wait(0.005)
+        raise ProbeError(f"The MCP server did not start: {self._error!r}", code="INTERNAL")
 
     def stop(self, timeout: float) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            self._server.force_exit = True
+        with self._lock:
+            self._stopping = True
+            server = self._server
+        if server is not None:
+            server.should_exit = True
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
+            if self._thread.is_alive() and server is not None:
+                server.force_exit = True
+                self._thread.join(timeout)
         with contextlib.suppress(OSError):
             self._sock.close()
 
@@ -491,21 +713,31 @@ class _Runner:
 
 
 class _StdioRunner:
-    def __init__(self, server: Any) -> None:
-        self._server = server
+    """The stdio server on its own thread: ``build`` makes it there first (the SDK's import)."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
         self._thread = threading.Thread(target=self._run, name="wpfprobe-mcp-stdio", daemon=True)
         self.done = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._lock = threading.Lock()
+        self._stopping = False
+        self._loop: Any = None  # the asyncio loop and task, once it runs
+        self._task: Any = None
 
     def _run(self) -> None:
+        import asyncio  # noqa: PLC0415 - on this thread: start() does not wait for its import
+
         async def main() -> None:
-            self._loop = asyncio.get_running_loop()
+            with self._lock:
+                if self._stopping:
+                    return
+                self._loop = asyncio.get_running_loop()
+                self._task = asyncio.current_task()
             self._loop.set_exception_handler(wirelog.loop_exception)
-            self._task = asyncio.current_task()
-            await self._server.run_stdio_async()
+            await server.run_stdio_async()
 
         try:
+            server = self._build()
             asyncio.run(main())
         except (asyncio.CancelledError, Exception):
             log.debug("stdio server ended", exc_info=True)
@@ -516,29 +748,45 @@ class _StdioRunner:
         self._thread.start()
 
     def stop(self, timeout: float) -> None:
-        loop, task = self._loop, self._task
+        with self._lock:
+            self._stopping = True
+            loop, task = self._loop, self._task
         if loop is not None and task is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(task.cancel)
-        self._thread.join(timeout)
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
 
-def _start_stdio(probe: Probe, server: Any, *, tier: Tier) -> ProbeHandle:
+#: How long start() waits for the stdio server to take stdout over (the SDK's import comes first).
+STDIO_TAKEOVER_SECONDS = 60.0
+
+
+def _start_stdio(startup: Startup, *, tier: Tier) -> ProbeHandle:
     # Anything already printed must leave before the wire belongs to MCP.
     with contextlib.suppress(Exception):
         sys.stdout.flush()
     separate = not _same_file(1, 2)
-    runner = _StdioRunner(server)
+    handle: ProbeHandle
+    runner = _StdioRunner(lambda: handle._make_tools().server)
+    handle = ProbeHandle(startup=startup, transport="stdio", tier=tier, url=None, token=None, runner=runner)
+    handle._stdio_separate = separate
     runner.start()
-    # The SDK points fd 1 at stderr once its server thread runs; until then an app's
-    # print would land on the wire, so start() returns only after the switch.
-    deadline = time.monotonic() + 10
-    while separate and not _same_file(1, 2) and not runner.done.is_set():
+    return handle
+
+
+def _await_stdio_takeover(handle: ProbeHandle) -> None:
+    """The SDK points fd 1 at stderr once its server thread runs; until then an app's print
+    would land on the wire, so stdio's start() returns only after the switch (the SDK is
+    imported first: stdio's start() takes that long, HTTP's does not wait for it). After the
+    start-up has begun: the server's tools wait for its settings."""
+    runner = handle._runner
+    deadline = time.monotonic() + STDIO_TAKEOVER_SECONDS
+    while handle._stdio_separate and not _same_file(1, 2) and not runner.done.is_set():
         if time.monotonic() > deadline:
-            runner.stop(2)
+            handle.stop(2)
             raise ProbeError("The stdio MCP server did not take over stdout.", code="INTERNAL")
         time.sleep(0.001)
-    return ProbeHandle(probe=probe, transport="stdio", tier=tier, url=None, token=None, runner=runner)  # type: ignore[arg-type]
 
 
 def _same_file(a: int, b: int) -> bool:

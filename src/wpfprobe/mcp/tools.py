@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from wpfprobe.core.app_events import AppEvents
 from wpfprobe.core.convert import MAX_VALUE_LENGTH
-from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.models import (
     ActionResult,
     Ancestor,
@@ -40,9 +39,9 @@ from wpfprobe.core.models import (
 from wpfprobe.engine.actions import MAX_TEXT_LENGTH, MAX_TIMEOUT_MS
 from wpfprobe.engine.engine import Engine, Target, Tier
 from wpfprobe.engine.locators import MAX_LOCATOR_LENGTH
+from wpfprobe.engine.target import TIERS as TIERS
+from wpfprobe.engine.target import check_tier as check_tier
 from wpfprobe.mcp import text as _text
-
-TIERS: tuple[Tier, ...] = ("read", "interact", "mutate")
 
 NodeIdArg = Annotated[
     str | None,
@@ -642,12 +641,3 @@ def all_tools(*, tier: Tier) -> list[ToolSpec]:
 
 def tier_allows(tier: Tier, needed: Tier) -> bool:
     return TIERS.index(tier) >= TIERS.index(needed)
-
-
-def check_tier(tier: Any) -> Tier:
-    if tier not in TIERS:
-        raise InvalidArgumentError(
-            f"allow must be one of {', '.join(TIERS)}, got {tier!r}.",
-            suggestion='Use allow="read" (default), "interact" or "mutate".',
-        )
-    return tier  # type: ignore[no-any-return]

@@ -42,6 +42,7 @@ from pydantic_core import PydanticUndefined
 
 from wpfprobe.core.calls import CallCancelled, CallControl, controlling
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
+from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.base import collection_deferred
 from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.mcp import wirelog
@@ -179,19 +180,33 @@ class ToolServer:
     notification channel (the standalone SSE stream over HTTP).
     """
 
-    def __init__(self, engine: Engine, *, tier: Tier) -> None:
+    def __init__(
+        self,
+        engine: Engine | Callable[[], Engine],
+        *,
+        tier: Tier,
+        settings: ProbeSettings | None = None,
+        app_id: str | None = None,
+    ) -> None:
+        """``engine``: the engine, or a call that answers it (``wpfprobe.start`` serves before its
+        engine is made: each tool call asks, and waits for it or gets the error that stopped it);
+        then ``settings`` and ``app_id`` are the ones it will have."""
         from mcp.server.subscriptions import InMemorySubscriptionBus  # noqa: PLC0415
 
         from wpfprobe.core.version import __version__  # noqa: PLC0415 - avoids an import cycle
 
         self._engine = engine
         self._tier = tier
+        self._app_id = app_id
         #: Records the agent's actions as replayable steps when the settings ask (``record_dir``).
         # (The broker builds a server with no engine, for the tool schemas alone.)
-        record_dir = engine.settings.record_dir if engine is not None else None
+        if settings is None and engine is not None and not callable(engine):
+            settings = engine.settings
+        record_dir = settings.record_dir if settings is not None else None
         self.recorder: Recorder | None = Recorder(record_dir) if record_dir is not None else None
         self._specs: dict[str, ToolSpec] = {}
         self._hidden: dict[str, Tier] = {}
+        self._custom: dict[str, object] = {}
         self._bus = InMemorySubscriptionBus()
         self._sessions = _Sessions()
         # The SDK's and the HTTP layer's own log records, made on the server's threads, are
@@ -215,14 +230,21 @@ class ToolServer:
         """Every tool name taken on this server, listed or above the tier."""
         return set(self._specs) | set(self._hidden)
 
-    def add(self, spec: ToolSpec, *, custom: bool = False) -> bool:
-        """Serve ``spec``; False when its tier is above the server's (then it is refused by name)."""
+    def has_custom(self, source: object) -> bool:
+        """Whether this custom tool (``add``'s ``source``) is the one served under its name."""
+        return self._custom.get(getattr(source, "name", "")) is source
+
+    def add(self, spec: ToolSpec, *, custom: bool = False, source: object = None) -> bool:
+        """Serve ``spec``; False when its tier is above the server's (then it is refused by name).
+        ``source``: the custom tool it was made from (``has_custom``)."""
+        if source is not None:
+            self._custom[spec.name] = source
         if not tier_allows(self._tier, spec.tier):
             self._hidden[spec.name] = spec.tier
             return False
         self._specs[spec.name] = spec
         self.server.add_tool(
-            controlled(tool_function(spec, self._engine, recorder=self.recorder)),
+            controlled(tool_function(spec, self._engine, recorder=self.recorder, app_id=self._app_id)),
             name=spec.name,
             title=spec.title,
             description=spec.description,
@@ -444,16 +466,26 @@ def collections_after_response(app: Any) -> Any:
     return wrapped
 
 
-def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None = None) -> Callable[..., CallToolResult]:
-    """A function whose signature is the tool's argument model, as the SDK expects."""
+def tool_function(
+    spec: ToolSpec,
+    engine: Engine | Callable[[], Engine],
+    *,
+    recorder: Recorder | None = None,
+    app_id: str | None = None,
+) -> Callable[..., CallToolResult]:
+    """A function whose signature is the tool's argument model, as the SDK expects.
+
+    ``engine`` may be a call that answers the engine (``ToolServer``); what it raises is the call's
+    error, as any engine error is."""
 
     def call(**kwargs: Any) -> CallToolResult:
         started = time.perf_counter()
         outcome = "ok"
         began = recorder.begin() if recorder is not None else None
+        app = app_id if callable(engine) else getattr(engine, "app_id", app_id)
         try:
             args = parse_arguments(spec, kwargs)
-            out = spec.run(engine, args)
+            out = spec.run(engine() if callable(engine) else engine, args)
             content: list[ContentBlock] = [TextContent(type="text", text=out.text)]
             png = out.png_base64()
             if png is not None:
@@ -489,7 +521,7 @@ def tool_function(spec: ToolSpec, engine: Engine, *, recorder: Recorder | None =
             log.info(
                 "tool call",
                 extra={
-                    "app": engine.app_id,
+                    "app": app,
                     "tool": spec.name,
                     "durationMs": round((time.perf_counter() - started) * 1000, 1),
                     "outcome": outcome,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from wpfprobe.core.errors import AppNotAvailableError, InvalidArgumentError
@@ -60,24 +61,46 @@ def find_app(*, shown: bool = False) -> Any:
     )
 
 
-def connect(app: Any, *, timeout: float) -> tuple[Any, Any, ToolkitName]:
-    """(adapter, UiThread, toolkit name) for ``app``."""
+def ui_thread_marshal(app: Any, kind: ToolkitName) -> Any:
+    """What must be made on the UI thread itself, made now if the caller is that thread (WinForms'
+    hidden control: ``winforms.ui_loop``), else None. WPF needs nothing: its Dispatcher takes
+    calls from any thread."""
+    if kind != "winforms":
+        return None
+    from wpfprobe_clr.toolkits.winforms.ui_loop import ui_thread_marshal as winforms_marshal  # noqa: PLC0415
+
+    return winforms_marshal(app)
+
+
+def connect(app: Any, *, timeout: float, marshal: Any = None) -> tuple[Any, Any, ToolkitName]:
+    """(adapter, UiThread, toolkit name) for ``app``; ``marshal``: what ``ui_thread_marshal`` made."""
     kind = toolkit_of(app)
     adapter: Any
     ui: Any
     if kind == "winforms":
-        from wpfprobe_clr.toolkits.winforms import connect as connect_winforms  # noqa: PLC0415
+        from wpfprobe_clr.toolkits.winforms.connect import connect as connect_winforms  # noqa: PLC0415
 
-        adapter, ui = connect_winforms(app, timeout=timeout)
+        adapter, ui = connect_winforms(app, timeout=timeout, marshal=marshal)
     else:
-        from wpfprobe_clr.toolkits.wpf import connect as connect_wpf  # noqa: PLC0415
+        from wpfprobe_clr.toolkits.wpf._adapter import connect as connect_wpf  # noqa: PLC0415
 
         adapter, ui = connect_wpf(app, timeout=timeout)
     return adapter, ui, kind
 
 
-def install_app_hooks(adapter: Any, kind: ToolkitName, *, catch: bool) -> list[str]:
-    """Hook the app's exception events (on the UI thread) for wpf_get_app_events; the hooks now in place.
+def prepare_walk(kind: ToolkitName) -> None:
+    """Compile the toolkit's .NET walk (once per process; ``wpfprobe_clr._compiling`` says on which thread)."""
+    if kind == "winforms":
+        from wpfprobe_clr.toolkits.winforms.walker import prepare  # noqa: PLC0415
+    else:
+        from wpfprobe_clr.toolkits.wpf._walker import prepare  # noqa: PLC0415
+    prepare()
+
+
+def app_hooks(adapter: Any, kind: ToolkitName, *, catch: bool) -> Callable[[], list[str]]:
+    """The call that hooks the app's exception events for wpf_get_app_events, to run on the UI thread
+    (it answers the hooks now in place). Its modules are imported here, first: an import on the UI
+    thread would hold it, and may wait there for a lock another thread holds.
 
     ``catch``: the probe was started for testing, and may mark the exceptions
     handled so the app goes on (each toolkit's module says what that changes).
@@ -85,7 +108,7 @@ def install_app_hooks(adapter: Any, kind: ToolkitName, *, catch: bool) -> list[s
     if kind == "winforms":
         from wpfprobe_clr.toolkits.winforms.app_events import install as install_winforms  # noqa: PLC0415
 
-        return install_winforms(catch=catch)
+        return lambda: install_winforms(catch=catch)
     from wpfprobe_clr.toolkits.wpf._app_events import install as install_wpf  # noqa: PLC0415
 
-    return install_wpf(adapter.dispatcher, catch=catch)
+    return lambda: install_wpf(adapter.dispatcher, catch=catch)

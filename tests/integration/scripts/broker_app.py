@@ -77,6 +77,9 @@ def main() -> None:
                 release.wait(seconds)
                 return "done"
 
+        # The broker finds the app through its manifest, which the probe's start-up writes once
+        # it is over (start() returns before): the test may ask the broker for it from here on.
+        assert handle.manifest_path is not None
         print(json.dumps({"pid": os.getpid(), "appId": handle.app_id, "url": handle.url}), flush=True)
         try:
             for line in sys.stdin:

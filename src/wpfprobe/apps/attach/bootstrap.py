@@ -21,7 +21,7 @@ Everything else happens on ``wpfprobe-attach``, which ends too once it has answe
 
 The app prints nothing: no exception leaves this module, the runtime's suspend-mode
 warning is collected into the answer, and the ``wpfprobe`` logger has the
-NullHandler every import of wpfprobe gives it (``wpfprobe/core/__init__``), so
+NullHandler every import of wpfprobe gives it (``wpfprobe/__init__``), so
 Python's last-resort handler does not print its warnings on the app's stderr.
 """
 
@@ -170,13 +170,19 @@ def _start(server: Any, app: Any, request: dict[str, Any], deadline: float) -> d
     from wpfprobe_clr._ui_thread import release_poster  # noqa: PLC0415
 
     tier: Tier = request["tier"]
+    handle = None
     try:
         with collected_warnings() as warnings:
             handle = server.start(app, allow=tier, name=request.get("name"), timeout=float(request["uiTimeout"]))
+            # start() returns before the probe has reached the UI thread: the attacher hears
+            # how that went, and a failed attach leaves nothing behind.
+            handle.wait_ready(max(0.0, deadline - time.time()))
     except server.AlreadyStartedError:
         running = server.active_handle()  # the app's own start() came first
         return _success(running, already=True, warnings=[]) if running is not None else None
     except ProbeError as err:
+        if handle is not None:
+            handle.stop()
         release_poster()
         if err.code == "DISPATCHER_BUSY":
             return _failure(
@@ -188,6 +194,8 @@ def _start(server: Any, app: Any, request: dict[str, Any], deadline: float) -> d
             )
         return _failure(err.code, err.message, suggestion=err.suggestion)
     except BaseException:
+        if handle is not None:
+            handle.stop()
         release_poster()
         raise
     try:

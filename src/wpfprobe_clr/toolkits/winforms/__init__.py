@@ -20,12 +20,19 @@ One module per concern, lowest first:
 - ``blockers``: what stops an action now (modal dialogs, hidden, covered...)
 - ``actions``: click, type, keys, select, toggle, focus
 - ``capture``: screenshots
-- ``ui_loop``: the control calls are posted through, and the message loop's end
+- ``ui_loop``: finding the app's forms, the control calls are posted through, and the message loop's end
 - ``adapter``: WinFormsAdapter, the protocol assembled from the above
-- ``connect``: find_app and connect
+- ``connect``: connect
+
+Importing the package loads none of its modules (each name below is imported
+on first use): ``wpfprobe.start()`` reads ``ui_loop`` on the app's thread
+before it returns, and leaves the rest to a thread of its own.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 import clr
 
@@ -34,8 +41,27 @@ import clr
 clr.AddReference("System.Windows.Forms")
 clr.AddReference("System.Drawing")
 
-from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter  # noqa: E402
-from wpfprobe_clr.toolkits.winforms.connect import connect, find_app  # noqa: E402
-from wpfprobe_clr.toolkits.winforms.kinds import is_winforms_object  # noqa: E402
+if TYPE_CHECKING:
+    from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter
+    from wpfprobe_clr.toolkits.winforms.connect import connect
+    from wpfprobe_clr.toolkits.winforms.kinds import is_winforms_object
+    from wpfprobe_clr.toolkits.winforms.ui_loop import find_app
 
 __all__ = ["WinFormsAdapter", "connect", "find_app", "is_winforms_object"]
+
+_HOMES = {
+    "WinFormsAdapter": "adapter",
+    "connect": "connect",
+    "find_app": "ui_loop",
+    "is_winforms_object": "kinds",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    # The import bound the submodule ``connect`` to the package's name ``connect``: the function wins, as before.
+    globals()[name] = value
+    return value

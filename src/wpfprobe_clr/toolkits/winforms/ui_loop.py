@@ -1,4 +1,4 @@
-"""The app's UI thread as the probe reaches it: a control to post calls through, and the end of its loop.
+"""The app's UI thread as the probe reaches it: the app's forms, a control to post calls through, and the end of its loop.
 
 WinForms has no dispatcher object: a call reaches the UI thread through a
 control's BeginInvoke. The app's forms may close while the thread goes on, so
@@ -7,6 +7,10 @@ as the message loop. When the loop ends (Application.ThreadExit on that
 thread), the probe is told, so calls waiting for it fail at once. The handler
 is taken off again as the process exits (``_exit``), before pythonnet shuts
 down: a Python handler must not run while it does.
+
+``wpfprobe.start()`` uses this module on the app's thread before it returns
+(finding the form, and the hidden control when the caller is the UI thread),
+so it imports a handful of types and none of the adapter.
 """
 
 from __future__ import annotations
@@ -14,13 +18,68 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from System import Action, Object
+import clr
+from System import Action, Object, Type
 from System.Threading import Thread
 from System.Windows.Forms import Application, Control
 
+from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe_clr import _exit
 from wpfprobe_clr._ui_thread import UiThread
-from wpfprobe_clr.toolkits._after_loop import native_handler
+
+#: What pythonnet makes every Python-defined .NET type implement (``net.bridge`` has the same).
+_DERIVED = Type.GetType("Python.Runtime.IPythonDerivedType, Python.Runtime", False)
+
+
+def find_app(*, shown: bool = False) -> Any | None:
+    """The app's main form, read from any thread (OpenForms is locked internally).
+
+    ``shown``: only a visible form with its window handle, so that calls can be
+    posted to its thread (a form without a handle has no message loop to post to).
+    A form whose class is written in Python is read through ``net.derived`` (as a
+    handle); only then is that module loaded.
+    """
+    forms = list(Application.OpenForms)
+    if any(_python_defined(f) for f in forms):
+        from wpfprobe_clr.net.derived import members_of  # noqa: PLC0415
+
+        forms = members_of(Application.OpenForms)
+    found = [f for f in forms if not f.IsDisposed and (not shown or (f.IsHandleCreated and f.Visible))]
+    return found[0] if found else None
+
+
+def _python_defined(value: Any) -> bool:
+    if _DERIVED is None:
+        return False
+    try:
+        net_type = clr.GetClrType(type(value))
+    except Exception:  # noqa: BLE001 - not a pythonnet type
+        return False
+    return net_type is not None and bool(_DERIVED.IsAssignableFrom(net_type))
+
+
+def ui_thread_marshal(app: Any) -> Marshal | None:
+    """The hidden control, made now when the caller is the UI thread of ``app`` (a form or a
+    control), else None: ``marshal_control`` makes it later, with a call posted to that thread.
+
+    The caller is taken to be the UI thread also when no window handle exists yet (the app
+    calls ``wpfprobe.start()`` before ``Application.Run``): with no handle there is no
+    message loop to post to, and the thread that calls is the one that will run it.
+    """
+    if _python_defined(app):
+        from wpfprobe_clr.net.derived import handle_of  # noqa: PLC0415 - only for a Python-defined form
+
+        app = handle_of(app)
+    elif not isinstance(app, Control):
+        return None
+    return None if app.InvokeRequired else _create()
+
+
+def _create() -> Marshal:
+    control = Control()
+    control.CreateControl()
+    _ = control.Handle  # an invisible control only gets a handle when asked
+    return Marshal(control, Thread.CurrentThread)
 
 
 class Marshal:
@@ -29,31 +88,30 @@ class Marshal:
         self.thread = thread
 
 
-def marshal_control(form: Any, timeout: float) -> Marshal:
+def marshal_control(form: Any, timeout: float, made: Marshal | None = None) -> Marshal:
     """A hidden control owned by the UI thread, used only to post calls to it.
 
     The app's own forms may close; this control lives as long as the thread's
-    message loop. If the form has no handle yet (attached before
-    Application.Run), the caller is taken to be the UI thread itself.
+    message loop. ``made`` is the one ``ui_thread_marshal`` made on the caller's
+    thread (it was the UI thread); else it is made by a call posted through the
+    app's form, which must have its window handle by then.
     """
-
-    def create() -> Marshal:
-        control = Control()
-        control.CreateControl()
-        _ = control.Handle  # an invisible control only gets a handle when asked
-        return Marshal(control, Thread.CurrentThread)
-
+    if made is not None:
+        return made
     if not form.IsHandleCreated:
-        return create()
+        raise AppNotAvailableError(
+            "The form has no window handle, so no call can reach its UI thread.",
+            suggestion="Start the probe on the UI thread (before Application.Run is fine), or once the form is shown.",
+        )
     if not form.InvokeRequired:
-        return create()
+        return _create()
     # Posting through the app's form once, with the same machinery as every later call.
     bootstrap = UiThread(
         post=lambda call: form.BeginInvoke(Action(call)),
         check_access=lambda: not form.InvokeRequired,
         default_timeout=timeout,
     )
-    return bootstrap.run(create)
+    return bootstrap.run(_create)
 
 
 def on_ui_exit(callback: Any) -> None:
@@ -89,5 +147,8 @@ def request_close(then: Callable[[], object] | None = None) -> None:
     a builtin, is called from .NET once this thread's loop has ended (``_after_loop``).
     """
     if then is not None:
+        # Compiles an expression: imported only when an app is asked to end.
+        from wpfprobe_clr.toolkits._after_loop import native_handler  # noqa: PLC0415
+
         Application.ThreadExit += native_handler(then, only_on=Thread.CurrentThread)
     Application.Exit()

@@ -93,13 +93,10 @@ def ready() -> bool:
 
 
 def prepare() -> None:
-    """Compile the walk (100-200 ms, once per process); posted to the UI thread when the probe attaches.
+    """Compile the walk (100-700 ms, once per process), on any thread: it reads no live control.
 
-    Not on a thread of its own: a second thread doing .NET work deadlocks
-    with Mono's garbage collector in the cooperative suspend modes an app may
-    have started Mono in, and one still compiling when a short script ends
-    crashed in pythonnet's shutdown. At attach time, ahead of every request
-    (the UI thread runs posts in order), it costs the app one pause at start.
+    The probe compiles it on a thread of its own when it attaches (``wpfprobe_clr._compiling``
+    says why, and when it is the UI thread's after all).
     """
     try:
         E.compiled(_KEY, _build)

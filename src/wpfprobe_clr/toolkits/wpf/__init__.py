@@ -56,12 +56,35 @@ from __future__ import annotations
 # First (the import sorter keeps it so: the package sorts before its modules), as in the
 # single module this package was: _load imports clr, without which System.* cannot be
 # imported, and adds the WPF assemblies, before any module below imports from System.
+# The other names are imported on first use (the adapter's modules are many): ``wpfprobe.start()``
+# only needs ``find_app`` and ``is_wpf_object`` before it returns.
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from wpfprobe_clr.toolkits.wpf import _load  # noqa: F401
-from wpfprobe_clr.toolkits.wpf._adapter import WpfAdapter, connect, find_app
-from wpfprobe_clr.toolkits.wpf._binding_trace import BindingTraceListener as BindingTraceListener
-from wpfprobe_clr.toolkits.wpf._binding_trace import install_binding_trace as install_binding_trace
-from wpfprobe_clr.toolkits.wpf._binding_trace import parse_binding_trace as parse_binding_trace
-from wpfprobe_clr.toolkits.wpf._binding_trace import record_binding_trace as record_binding_trace
-from wpfprobe_clr.toolkits.wpf._load import is_wpf_object
+from wpfprobe_clr.toolkits.wpf._load import find_app, is_wpf_object
+
+if TYPE_CHECKING:
+    from wpfprobe_clr.toolkits.wpf._adapter import WpfAdapter, connect
+    from wpfprobe_clr.toolkits.wpf._binding_trace import BindingTraceListener as BindingTraceListener
+    from wpfprobe_clr.toolkits.wpf._binding_trace import install_binding_trace as install_binding_trace
+    from wpfprobe_clr.toolkits.wpf._binding_trace import parse_binding_trace as parse_binding_trace
+    from wpfprobe_clr.toolkits.wpf._binding_trace import record_binding_trace as record_binding_trace
 
 __all__ = ["WpfAdapter", "connect", "find_app", "is_wpf_object"]
+
+_HOMES = {
+    "WpfAdapter": "_adapter",
+    "connect": "_adapter",
+    "BindingTraceListener": "_binding_trace",
+    "install_binding_trace": "_binding_trace",
+    "parse_binding_trace": "_binding_trace",
+    "record_binding_trace": "_binding_trace",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

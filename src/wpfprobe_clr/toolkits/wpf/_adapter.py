@@ -20,10 +20,9 @@ from wpfprobe_clr.toolkits.wpf._mutation import _MutationMixin
 from wpfprobe_clr.toolkits.wpf._resources import _ResourcesMixin
 from wpfprobe_clr.toolkits.wpf._structure import _StructureMixin
 from wpfprobe_clr.toolkits.wpf._triggers import _TriggersMixin
-from wpfprobe_clr.toolkits.wpf._walker import can_walk, prepare, ready, walking
+from wpfprobe_clr.toolkits.wpf._walker import can_walk, ready, walking
 
 if _WPF_LOAD_ERROR is None:
-    from System.Windows import Application
     from System.Windows.Threading import Dispatcher, DispatcherOperationStatus, DispatcherPriority
 
 
@@ -70,15 +69,9 @@ class WpfAdapter(
         return walking(root, registry, max_depth=max_depth, cap=cap)
 
 
-def find_app() -> Any | None:
-    """The process's WPF Application, or None (Application.Current is readable from any thread)."""
-    if _WPF_LOAD_ERROR is not None:
-        return None
-    return Application.Current
-
-
 def connect(app: Any, *, timeout: float) -> tuple[WpfAdapter, UiThread]:
-    """The adapter for ``app`` and a UiThread that marshals onto its Dispatcher."""
+    """The adapter for ``app`` and a UiThread that marshals onto its Dispatcher (from any thread:
+    a Dispatcher takes calls from every thread, so nothing is made on the UI thread first)."""
     adapter = WpfAdapter(app)
     dispatcher: Dispatcher = adapter.dispatcher
 
@@ -100,7 +93,6 @@ def connect(app: Any, *, timeout: float) -> tuple[WpfAdapter, UiThread]:
         return bool(dispatcher.CheckAccess())
 
     ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
-    ui.post(prepare)  # the .NET walk, compiled on the UI thread before any request reaches it (as in WinForms)
     # Once the dispatcher shuts down, calls waiting for it fail at once instead of timing out.
     ui.post(lambda: adapter.on_ui_exit(ui.end))
     return adapter, ui

@@ -44,3 +44,13 @@ def _load_wpf() -> Exception | None:
 
 
 _WPF_LOAD_ERROR = _load_wpf()
+
+if _WPF_LOAD_ERROR is None:
+    from System.Windows import Application
+
+
+def find_app() -> Application | None:
+    """The process's WPF Application, or None (Application.Current is readable from any thread)."""
+    if _WPF_LOAD_ERROR is not None:
+        return None
+    return Application.Current

@@ -146,7 +146,7 @@ def ready() -> bool:
 
 
 def prepare() -> None:
-    """Compile the walk, once per process; posted to the UI thread when the probe attaches (as WinForms')."""
+    """Compile the walk, once per process, on any thread (``wpfprobe_clr._compiling``, as WinForms')."""
     if _WPF_LOAD_ERROR is not None:
         return
     try:

@@ -1,0 +1,280 @@
+"""What ``wpfprobe.start()`` leaves to a thread of its own, so that it returns at once.
+
+``start()`` is usually called on the app's main thread before its message
+loop runs, so everything it does delays the app's first window; called in a
+running app (``wpfprobe attach`` does), a hold of the UI thread freezes the
+app. It does only what must happen before it returns (``server.start``: the
+cheap checks, the socket bound and listening, the token, the signals) and
+leaves the rest to two threads:
+
+- ``wpfprobe-start`` (this module's ``Startup``): the settings, the CLR
+  connection (the toolkit's modules, the adapter, a few short calls posted to
+  the UI thread: the object table, the app's event hooks, the binding hooks,
+  the UI's end), the engine, and the toolkit's .NET walk handed to a compile
+  thread (``wpfprobe_clr._compiling``). Tool calls are answered once the
+  engine is made; then, once the compile is over, it writes the discovery
+  manifest (``server._publish``) and ends.
+- the server's thread (``server._Runner``): the MCP SDK and uvicorn imported,
+  the tools' schemas built, then the accept loop on the socket start() bound.
+  A client that connects before is queued by the kernel and served then.
+
+A tool call that comes before the engine is made waits for it; if the start
+failed, every tool call answers that error (its code kept, the message saying
+the probe could not attach) and the failure is logged on ``wpfprobe.server``;
+``ProbeHandle.wait_ready()`` raises it. When the app's UI is gone before the
+probe reached it (APP_NOT_AVAILABLE), the probe stops, as it would have at
+the UI's end.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from wpfprobe.core.errors import AppNotAvailableError, DispatcherBusyError, ProbeError
+from wpfprobe.core.identity import app_id, default_app_name
+
+if TYPE_CHECKING:
+    from wpfprobe.api.probe import Probe
+    from wpfprobe.core.settings import ProbeSettings
+    from wpfprobe.engine.engine import Engine
+    from wpfprobe_clr import Located
+
+log = logging.getLogger("wpfprobe.server")
+
+THREAD_NAME = "wpfprobe-start"
+#: How long a tool call waits for an engine still being made (its UI calls are bounded by ui_timeout each).
+ENGINE_WAIT = 60.0
+
+
+class Startup:
+    """The engine of a probe whose ``start()`` has returned, made on ``wpfprobe-start``."""
+
+    def __init__(self, located: Located, *, name: str | None, settings: ProbeSettings | None, timeout: float) -> None:
+        self.app_name = name or default_app_name()
+        self.app_id = app_id(self.app_name)
+        self.toolkit = located.toolkit
+        self.runtime = located.runtime
+        self._located: Located | None = located
+        # The caller is the UI thread, its loop not yet running (WinForms made its hidden control
+        # here): the attach waits for that loop, so this thread must not wait for the attach.
+        self._loop_thread = threading.get_ident() if located.marshal is not None else None
+        self._given = settings
+        self._timeout = timeout
+        self._settings: ProbeSettings | None = None
+        self._settings_known = threading.Event()
+        self._probe: Probe | None = None
+        self._error: ProbeError | None = None
+        self._done = threading.Event()
+        self._stopping = threading.Event()
+        self._after: list[Callable[[Probe], None]] = []
+        self._then: list[Callable[[Probe | None], None]] = []
+        self._on_failure: list[Callable[[ProbeError], None]] = []
+        self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
+
+    @classmethod
+    def attached(cls, probe: Probe) -> Startup:
+        """A start-up already over, for a probe attached by other means (the benchmarks' servers)."""
+        from wpfprobe_clr import Located  # noqa: PLC0415
+        from wpfprobe_clr._runtime import RuntimeFacts  # noqa: PLC0415
+
+        engine = probe.engine
+        runtime = engine.runtime
+        facts = (
+            RuntimeFacts(runtime.kind, runtime.version, runtime.description)
+            if runtime
+            else RuntimeFacts("mono", "unknown", "unknown")
+        )
+        startup = cls(Located(None, str(engine.adapter.toolkit), facts), name=engine.app_name, settings=None, timeout=1)
+        startup._settings = engine.settings
+        startup._probe = probe
+        startup._located = None
+        startup._settings_known.set()
+        startup._done.set()
+        return startup
+
+    def begin(
+        self,
+        *,
+        after: Callable[[Probe], None] | None = None,
+        on_failure: Callable[[ProbeError], None] | None = None,
+        then: Callable[[Probe | None], None] | None = None,
+    ) -> None:
+        """Start making the engine. ``after(probe)`` runs on the same thread once it is made
+        (hooking the UI's end); ``on_failure(error)`` if it cannot be made; both before the
+        start-up counts as over. ``then(probe or None)`` runs on the same thread after that,
+        unless the probe is stopping (the tool calls waiting meanwhile are answered)."""
+        if after is not None:
+            self._after.append(after)
+        if on_failure is not None:
+            self._on_failure.append(on_failure)
+        if then is not None:
+            self._then.append(then)
+        self._thread.start()
+
+    # -- what others wait for ---------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def error(self) -> ProbeError | None:
+        return self._error if self._done.is_set() else None
+
+    def settings(self) -> ProbeSettings:
+        """The probe's settings, once read (the first thing the start-up thread does); the
+        defaults if they could not be (the start then failed, and its error says why)."""
+        self._settings_known.wait()
+        if self._settings is not None:
+            return self._settings
+        from wpfprobe.core.settings import ProbeSettings  # noqa: PLC0415
+
+        return ProbeSettings(ui_timeout=self._timeout)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once the start-up is over (made, failed or stopped); False at once on the UI
+        thread whose loop it waits for (see ``probe``)."""
+        if not self._done.is_set() and threading.get_ident() == self._loop_thread:
+            return False
+        return self._done.wait(timeout)
+
+    def probe(self, timeout: float | None = None) -> Probe:
+        """The probe, waiting up to ``timeout`` seconds (None: until the start-up is over) for it.
+
+        Raises the error that stopped the start, or DISPATCHER_BUSY if it is still under way
+        (at once on the UI thread whose loop the attach waits for: waiting there would hang)."""
+        if not self._done.is_set() and threading.get_ident() == self._loop_thread:
+            raise DispatcherBusyError(
+                "The probe attaches once the app's message loop runs, and this is its UI thread before "
+                "the loop began: waiting here would hang.",
+                suggestion="Use the probe once the loop runs (from an event handler, or another thread).",
+            )
+        if not self._done.wait(timeout):
+            raise DispatcherBusyError(
+                "The probe is still attaching to the app's UI: its UI thread has not answered yet.",
+                suggestion="Retry in a moment; if the app's UI thread stays busy, retry once it responds.",
+                detail={"waitedSeconds": timeout},
+            )
+        if self._error is not None:
+            raise _failed(self._error, again=True)  # a fresh one per caller: they may be on many threads
+        assert self._probe is not None
+        return self._probe
+
+    def ready_probe(self, timeout: float | None = 0.0) -> Probe | None:
+        """The probe once made, waiting up to ``timeout`` seconds; None while it is not, or if
+        the start failed (never raises: for the ending thread and signal handlers)."""
+        if not self._done.wait(timeout) or self._error is not None:
+            return None
+        return self._probe
+
+    def engine(self) -> Engine:
+        """For a tool call: the engine, waiting for it up to ENGINE_WAIT."""
+        if not self._done.is_set():
+            log.info("a tool call waits for the probe to attach to the app's UI", extra=self._extra("WAITING"))
+        return self.probe(ENGINE_WAIT).engine
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def request_stop(self) -> None:
+        """Ask the start-up to end after its current step, without waiting for it."""
+        self._stopping.set()
+
+    def stop(self, timeout: float) -> None:
+        """Ask the start-up to end after its current step, and wait for it (not from its own thread)."""
+        self._stopping.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    # -- the thread -------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            probe = self._make()
+            if probe is not None:
+                for hook in self._after:
+                    hook(probe)
+            self._probe = probe
+            if probe is None:
+                self._error = AppNotAvailableError(
+                    "The probe was stopped before it attached to the app's UI.",
+                    suggestion="Start it again: wpfprobe.start().",
+                )
+        except ProbeError as err:
+            self._error = _failed(err)
+        except Exception as exc:
+            log.warning("the probe could not attach to the app's UI", exc_info=True, extra=self._extra("INTERNAL"))
+            self._error = _failed(
+                ProbeError(
+                    f"The probe failed while it attached to the app's UI ({type(exc).__name__}).",
+                    code="INTERNAL",
+                    suggestion="Report it with the app's stderr log.",
+                )
+            )
+        finally:
+            self._located = None  # the app object: nothing of the UI is kept by a finished start
+            self._settings_known.set()
+            try:
+                self._report_failure()
+            finally:
+                # Whoever waits for the start-up finds its failure reported.
+                self._done.set()
+        for then in self._then:
+            if self._stopping.is_set():
+                break
+            try:
+                then(self._probe)
+            except Exception:
+                log.warning("the probe's start-up could not finish", exc_info=True, extra=self._extra("INTERNAL"))
+
+    def _report_failure(self) -> None:
+        if self._error is None or self._stopping.is_set():
+            return
+        if self._error.code != "INTERNAL":
+            log.warning("the probe could not attach to the app's UI", extra=self._extra(self._error.code))
+        for report in self._on_failure:
+            try:
+                report(self._error)
+            except Exception:
+                log.warning("a failed start could not be reported", exc_info=True, extra=self._extra("INTERNAL"))
+
+    def _make(self) -> Probe | None:
+        from wpfprobe.core.settings import ProbeSettings  # noqa: PLC0415
+
+        settings = (self._given or ProbeSettings.from_env()).model_copy(update={"ui_timeout": self._timeout})
+        self._settings = settings
+        self._settings_known.set()
+        if self._stopping.is_set():
+            return None
+        from wpfprobe.api.probe import connected  # noqa: PLC0415
+        from wpfprobe_clr import connect  # noqa: PLC0415
+
+        assert self._located is not None
+        conn = connect(located=self._located, timeout=settings.ui_timeout, test_hooks=settings.test_hooks)
+        if self._stopping.is_set():
+            return None
+        return connected(conn, self.app_name, settings)
+
+    def _extra(self, outcome: str) -> dict[str, Any]:
+        return {"app": self.app_id, "outcome": outcome}
+
+
+def _failed(err: ProbeError, *, again: bool = False) -> ProbeError:
+    """``err`` as every tool call of a probe whose start failed answers it: the same class and
+    code, saying so (``again``: ``err`` says so already)."""
+    message = err.message if again else f"The probe could not attach to the app's UI: {err.message}"
+    suggestion = (
+        err.suggestion
+        if again
+        else (err.suggestion + " " if err.suggestion else "") + ("Then stop the probe and start it again.")
+    )
+    try:
+        failed = type(err)(message, suggestion=suggestion, detail=err.detail)
+    except TypeError:  # a subclass with a constructor of its own
+        failed = ProbeError(message, suggestion=suggestion, detail=err.detail)
+    failed.code = err.code
+    return failed

@@ -1,0 +1,82 @@
+"""The toolkit's .NET walk, compiled on a thread of its own rather than on the app's UI thread.
+
+Compiling the walk (``toolkits/*/walker``: the expression built from Python,
+then ``LambdaExpression.Compile``) takes 100-700 ms, once per process. Posted
+to the UI thread, it froze the app for that long at the first start of the
+probe, and an attach to a running app inherited the freeze. Building and
+compiling an expression reads types and members only, never a live control,
+so any thread may do it; until it is done, snapshots are read the engine's
+way (the walker's ``ready()`` is False), so nothing waits for it.
+
+Two cases keep it elsewhere:
+
+- Mono started in a cooperative or hybrid suspend mode (its default; the app
+  chose it when it loaded Mono, and ``ensure_clr`` warned): a second thread
+  doing .NET work while the UI thread runs Python can deadlock with Mono's
+  collector (a compile thread did, in such an app). There the walk is posted
+  to the UI thread as before: one long hold, the price of that mode.
+- Exit: a compile still under way when the interpreter shuts down crashed
+  pythonnet's shutdown. The thread is joined at exit by a handler registered
+  after the CLR was loaded, so it runs before pythonnet's own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from typing import Any
+
+from wpfprobe_clr._runtime import suspend_mode_is_safe
+
+THREAD_NAME = "wpfprobe-compile"
+#: How long exit waits for a compile under way (it takes well under a second).
+EXIT_JOIN_SECONDS = 10.0
+
+_lock = threading.Lock()
+_started: set[str] = set()
+_threads: list[threading.Thread] = []
+_exit_hook = False
+
+
+def compile_walk(kind: Any, ui: Any) -> None:
+    """Compile the walk of toolkit ``kind`` ("winforms" or "wpf"), once per process, off the UI
+    thread (``ui`` takes it only in Mono's unsafe suspend modes, see the module's docstring)."""
+    global _exit_hook
+    from wpfprobe_clr.toolkits import prepare_walk  # noqa: PLC0415
+
+    with _lock:
+        if kind in _started:
+            return
+        _started.add(kind)
+        if not suspend_mode_is_safe():
+            ui.post(lambda: prepare_walk(kind))
+            return
+        thread = threading.Thread(target=_compile, args=(kind,), name=THREAD_NAME, daemon=True)
+        _threads.append(thread)
+        if not _exit_hook:
+            atexit.register(wait, EXIT_JOIN_SECONDS)
+            _exit_hook = True
+    thread.start()
+
+
+def _compile(kind: Any) -> None:
+    from wpfprobe_clr.toolkits import prepare_walk  # noqa: PLC0415
+
+    try:
+        prepare_walk(kind)
+    except Exception:  # prepare logs its own failures: a last guard for the thread
+        logging.getLogger("wpfprobe.clr").warning("the .NET walk could not be compiled", exc_info=True)
+
+
+def wait(timeout: float | None = None) -> bool:
+    """Wait for the compiles under way; True when none runs any more (a stopped probe leaves no
+    thread behind: ``wpfprobe detach``)."""
+    with _lock:
+        threads = list(_threads)
+    for thread in threads:
+        if thread is not threading.current_thread():
+            thread.join(timeout)
+    with _lock:
+        _threads[:] = [t for t in _threads if t.is_alive()]
+        return not _threads

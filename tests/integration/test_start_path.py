@@ -1,0 +1,177 @@
+"""``wpfprobe.start()`` returns before the probe has attached to the app's UI (mcp/starting.py).
+
+A client may call a tool at once: the call waits for the attach and answers as it would
+have later. If the attach fails in the background, nothing hangs: the failure is logged,
+``wait_ready()`` raises it, the manifest is written so clients find the probe, and every
+tool call answers the error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wpfprobe.mcp import manifest as _manifest
+
+APP = Path(__file__).parent / "scripts" / "early_start_app.py"
+DEADLINE = 120.0
+
+pytestmark = pytest.mark.toolkit("winforms")
+
+
+class App:
+    def __init__(self, tmp_path: Path, mode: str, display: str | None) -> None:
+        self.home = tmp_path / "home"
+        env = {
+            **os.environ, "WPFPROBE_HOME": str(self.home), "MONO_THREADS_SUSPEND": "preemptive",
+            "WPFPROBE_LOG_LEVEL": "INFO", "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning",
+        }  # fmt: skip
+        if display:
+            env["DISPLAY"] = display
+        self.proc = subprocess.Popen(
+            [sys.executable, str(APP), "--mode", mode], env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        self.log: list[dict[str, Any]] = []
+        self.stderr: list[str] = []
+        self._logged = threading.Condition()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            with self._logged:
+                self.stderr.append(line.rstrip("\n"))
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = None
+                if isinstance(record, dict):
+                    self.log.append(record)
+                self._logged.notify_all()
+
+    def wait_for_log(self, text: str) -> dict[str, Any]:
+        def found() -> dict[str, Any] | None:
+            return next((r for r in self.log if text in str(r.get("message", r.get("msg", "")))), None)
+
+        with self._logged:
+            assert self._logged.wait_for(lambda: found() is not None or self.proc.poll() is not None, DEADLINE)
+            record = found()
+        assert record is not None, (text, self.stderr[-30:])
+        return record
+
+    def manifest(self) -> _manifest.Manifest:
+        """The app's manifest, once the probe's start-up has written it."""
+        deadline = time.monotonic() + DEADLINE
+        while time.monotonic() < deadline:
+            found = _manifest.read_all(self.home / "sessions", clean=False)
+            if found:
+                [manifest] = found
+                return manifest
+            assert self.proc.poll() is None, self.stderr[-30:]
+            time.sleep(0.05)
+        raise AssertionError(f"no manifest was written: {self.stderr[-30:]}")
+
+    def line(self, prefix: str) -> str:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith(prefix):
+                return line.rstrip("\n")
+        raise AssertionError(f"the app ended (status {self.proc.wait(10)}) before {prefix!r}: {self.stderr[-30:]}")
+
+    def tell(self, line: str = "go") -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def end(self) -> int:
+        try:
+            self.tell("close")
+            self.line("ENDED")
+            return self.proc.wait(60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+async def _call(url: str, token: str, tool: str) -> Any:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=DEADLINE) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            return await client.call_tool(tool, {})
+
+
+def call_in_thread(url: str, token: str, tool: str) -> tuple[threading.Thread, dict[str, Any]]:
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["answer"] = asyncio.run(_call(url, token, tool))
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_a_tool_call_before_the_probe_attached_waits_and_answers(tmp_path: Path, display: str | None) -> None:
+    """The app calls start() before its message loop runs: the probe can attach only once it
+    does. A client's call made meanwhile is answered once it has, with the app's window."""
+    app = App(tmp_path, "before-loop", display)
+    try:
+        _, url, token = app.line("STARTED ").split()
+        thread, box = call_in_thread(url, token, "wpf_get_windows")
+        # The call has reached the probe and waits for the attach (which waits for the loop).
+        app.wait_for_log("a tool call waits for the probe to attach")
+        assert thread.is_alive(), box
+        app.tell()  # now the app runs its message loop
+        thread.join(DEADLINE)
+        assert not thread.is_alive(), "the call never returned"
+        assert "error" not in box, box
+        answer = box["answer"]
+        assert not answer.is_error, answer
+        assert [w["title"] for w in answer.structured_content["windows"]] == ["early start"]
+        # Written once the start-up is over: a client that finds the app through it finds it all there.
+        assert app.manifest().url == url
+    finally:
+        status = app.end()
+    assert status == 0, app.stderr[-30:]
+
+
+def test_an_attach_that_fails_in_the_background_is_reported_and_answered(tmp_path: Path, display: str | None) -> None:
+    """The UI thread is busy past the start's timeout, so the attach fails after start() has
+    returned: wait_ready raises it, the log says so, the manifest is there, and a tool call
+    answers the error at once (no hang), saying the probe could not attach."""
+    app = App(tmp_path, "busy-ui", display)
+    try:
+        _, url, token = app.line("STARTED ").split()
+        assert app.line("READY ") == "READY DISPATCHER_BUSY"
+        record = app.wait_for_log("could not attach")
+        assert record.get("outcome") == "DISPATCHER_BUSY", record
+        assert app.manifest().url == url
+        thread, box = call_in_thread(url, token, "wpf_get_windows")
+        thread.join(DEADLINE)
+        assert not thread.is_alive(), "the call never returned"
+        assert "error" not in box, box
+        answer = box["answer"]
+        assert answer.is_error, answer
+        text = json.dumps([getattr(c, "text", "") for c in answer.content])
+        assert "DISPATCHER_BUSY" in text and "could not attach" in text, text
+        app.tell("release")
+    finally:
+        status = app.end()
+    assert status == 0, app.stderr[-30:]
