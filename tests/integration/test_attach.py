@@ -325,10 +325,21 @@ def test_a_process_that_is_not_a_pythonnet_app_is_refused(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
     monkeypatch.setenv("WPFPROBE_HOME", str(home))
-    argv = [sys.executable, "-c", "import time; time.sleep(120)"] if what == "python" else ["sleep", "120"]
+    up = "import time; print('up', flush=True); time.sleep(120)"
+    argv = [sys.executable, "-c", up] if what == "python" else ["sleep", "120"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        time.sleep(0.3)  # the interpreter maps its libraries
+        # Attach only once the process is what it will stay: the interpreter has started
+        # (it says so), or `sleep` has been exec'd and its libraries mapped.
+        if what == "python":
+            assert proc.stdout is not None and proc.stdout.readline() == b"up\n"
+        else:
+            deadline = time.monotonic() + DEADLINE
+            maps = Path(f"/proc/{proc.pid}/maps")
+            while time.monotonic() < deadline and not (
+                psutil.Process(proc.pid).cmdline() == argv and "libc" in maps.read_text()
+            ):
+                time.sleep(0.01)
         err = attach_error(proc.pid)
         assert err.code == "ATTACH_REFUSED" and err.detail["reason"] == "not-pythonnet"
         assert ("has not loaded a CLR" if what == "python" else "not a Python process") in err.message
