@@ -356,3 +356,68 @@ def test_a_deleted_session_is_gone_and_frees_its_place(wire: WireApp) -> None:
     session, _ = wire.initialize()
     assert wire.send("DELETE", session=session).status == 200
     assert wire.send(body={"jsonrpc": "2.0", "id": 7, "method": "ping"}, session=session).status == 404
+
+
+# -- a big answer is written in pieces (mcp/spliced.py), and arrives whole --------------------------
+
+
+def _trees(wire: WireApp, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """The same tree asked for three ways: a handshake-era session over raw HTTP (its answer as
+    plain JSON), the same with a progress token (its answer an event stream), and the SDK's client."""
+    session, _ = wire.initialize()
+    plain = wire.rpc(session, "tools/call", {"name": "wpf_get_visual_tree", "arguments": arguments})
+    streamed = wire.rpc(
+        session, "tools/call", {"name": "wpf_get_visual_tree", "arguments": arguments, "_meta": {"progressToken": 5}}
+    )
+    return plain["result"], streamed["result"], wire.call("wpf_get_visual_tree", arguments)
+
+
+def _same_tree(result: dict[str, Any], client_result: Any, *, as_json: bool) -> dict[str, Any]:
+    tree = result["structuredContent"]
+    assert not result.get("isError"), result
+    assert "$wpfprobeRaw" not in json.dumps(tree) and "wpfprobe-raw-" not in json.dumps(result)
+    assert tree["root"]["type"] == "Form" and tree["returnedNodeCount"] >= 10, tree
+    assert client_result.structured_content == tree
+    text = result["content"][0]["text"]
+    assert client_result.content[0].text == text
+    if as_json:
+        assert json.loads(text) == tree
+    else:
+        assert text.splitlines()[0].startswith(tree["root"]["nodeId"] + " Form#")
+    return tree
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_tree_arrives_whole_on_either_protocol_and_either_body(wire: WireApp, fmt: str) -> None:
+    """The tree's JSON goes into the body in pieces, past the SDK's encoders: handshake-era sessions
+    (whose calls run in the session's task) and 2026 requests, JSON bodies and event streams alike."""
+    plain, streamed, client = _trees(wire, {"maxDepth": 10, "format": fmt})
+    tree = _same_tree(plain, client, as_json=fmt == "json")
+    assert _same_tree(streamed, client, as_json=fmt == "json") == tree
+
+
+def test_a_tree_bigger_than_a_piece_arrives_whole(wire: WireApp) -> None:
+    """A list of 3,000 rows, with quotes and characters beyond ASCII in each: its JSON text (over
+    a megabyte) is escaped and written a piece at a time, and the body's length is what is written."""
+    assert wire.proc.stdout is not None
+    wire.call("wpf_get_windows", {})  # the probe attached before the UI thread is kept busy
+    wire.command("items 3000")
+    assert json.loads(wire.proc.stdout.readline()) == {"items": 3000}
+    try:
+        plain, streamed, client = _trees(wire, {"maxDepth": 10, "format": "json"})
+        for result in (plain, streamed):
+            tree = _same_tree(result, client, as_json=True)
+            assert len(result["content"][0]["text"]) > 65_536
+            rows = [n.get("text") for n in _nodes(tree["root"])]
+            assert 'row 2999 "quoted" ünï 😀' in rows
+    finally:
+        wire.command("items 0")
+        assert json.loads(wire.proc.stdout.readline()) == {"items": 0}
+
+
+def _nodes(root: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.get("children") or ())

@@ -471,6 +471,7 @@ def _server_failed(handle: ProbeHandle) -> None:
 def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any:
     from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
 
+    from wpfprobe.mcp.spliced import written_in_pieces  # noqa: PLC0415
     from wpfprobe.mcp.toolserver import collections_after_response  # noqa: PLC0415
 
     hosts = [f"{LOOPBACK}:{port}", f"localhost:{port}"]
@@ -486,6 +487,8 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
     settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (toolserver).
     mcp_app = collections_after_response(mcp_app)
+    # A big answer's JSON goes into the body in pieces, never encoded whole by the SDK (spliced.py).
+    mcp_app = written_in_pieces(mcp_app)
     # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
     routes = handle._routes if handle._routes is not None else _Routes(None)
     handle._routes = routes

@@ -159,42 +159,54 @@ def json_text(data: dict[str, Any]) -> str:
     """``json.dumps(data, ensure_ascii=False)`` of a tree's JSON, the same text, made a subtree at a time.
 
     One ``json.dumps`` of 5,000 nodes holds the GIL for 10-15 ms (one native
-    call): the app's own Python handlers wait that long. A subtree of at most
-    ``_NODES_PER_DUMP`` nodes is one call; a bigger one is written around its
-    children, each in turn.
+    call): the app's own Python handlers wait that long. ``json_chunks`` makes
+    it in pieces; joining them is a copy.
     """
+    return "".join(json_chunks(data))
+
+
+def json_chunks(data: dict[str, Any], *, compact: bool = False) -> list[str]:
+    """The JSON of a tree's ``data`` as pieces that concatenate to it, each one short native call.
+
+    A subtree of at most ``_NODES_PER_DUMP`` nodes is one ``json.dumps``; a
+    bigger one is written around its children, each in turn. ``compact``:
+    no spaces after separators (the wire's form); otherwise ``json.dumps``'s
+    defaults. Non-ASCII text stays as it is.
+    """
+    item_sep, key_sep = (",", ":") if compact else (", ", ": ")
+    separators = (item_sep, key_sep)
     sizes: dict[int, int] = {}
 
-    def size(node: dict[str, Any]) -> int:
-        # Post-order without recursion: a deep tree must not hit the recursion limit.
-        stack: list[tuple[dict[str, Any], bool]] = [(node, False)]
+    root = data.get("root")
+    if isinstance(root, dict):
+        # Without recursion (a deep tree must not hit its limit): a pre-order, then sizes in its
+        # reverse, where every node comes after all of its descendants.
+        order: list[dict[str, Any]] = []
+        stack = [root]
         while stack:
-            current, done = stack.pop()
-            children = current.get("children") or ()
-            if done:
-                sizes[id(current)] = 1 + sum(sizes[id(c)] for c in children)
-            else:
-                stack.append((current, True))
-                stack.extend((c, False) for c in children)
-        return sizes[id(node)]
-
-    size(data["root"])
+            node = stack.pop()
+            order.append(node)
+            if node.get("children"):
+                stack.extend(node["children"])
+        for node in reversed(order):
+            children = node.get("children")
+            sizes[id(node)] = 1 + sum([sizes[id(c)] for c in children]) if children else 1
     parts: list[str] = []
 
     def encode(value: Any) -> None:
         if not isinstance(value, dict) or (sizes.get(id(value), 0) <= _NODES_PER_DUMP and "root" not in value):
-            parts.append(json.dumps(value, ensure_ascii=False))
+            parts.append(json.dumps(value, ensure_ascii=False, separators=separators))
             return
         parts.append("{")
         for n, (key, item) in enumerate(value.items()):
             if n:
-                parts.append(", ")
-            parts.append(json.dumps(key, ensure_ascii=False) + ": ")
+                parts.append(item_sep)
+            parts.append(json.dumps(key, ensure_ascii=False) + key_sep)
             if key == "children" and isinstance(item, list):
                 parts.append("[")
                 for k, child in enumerate(item):
                     if k:
-                        parts.append(", ")
+                        parts.append(item_sep)
                     encode(child)
                 parts.append("]")
             else:
@@ -202,7 +214,7 @@ def json_text(data: dict[str, Any]) -> str:
         parts.append("}")
 
     encode(data)
-    return "".join(parts)
+    return parts
 
 
 def nodes_text(nodes: Iterable[Node]) -> str:

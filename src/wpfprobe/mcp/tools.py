@@ -261,6 +261,8 @@ class ToolOutput:
     structured: BaseModel | dict[str, Any]
     text: str
     png: bytes | None = None
+    #: The text is the JSON of ``structured`` (a tree asked for as JSON): it may be sent as both.
+    text_is_json: bool = False
 
     def structured_json(self) -> dict[str, Any]:
         if isinstance(self.structured, dict):
@@ -302,7 +304,7 @@ def _tree(engine: Engine, args: TreeArgs) -> ToolOutput:
         include_properties=args.include_properties,
     )
     if args.format == "json":
-        return ToolOutput(tree, _text.json_text(tree))
+        return ToolOutput(tree, _text.json_text(tree), text_is_json=True)
     return ToolOutput(tree, _text.tree_json_text(tree))
 
 

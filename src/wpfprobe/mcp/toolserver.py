@@ -45,8 +45,9 @@ from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.base import collection_deferred
 from wpfprobe.engine.engine import Engine, Tier
-from wpfprobe.mcp import wirelog
+from wpfprobe.mcp import spliced, wirelog
 from wpfprobe.mcp.recording import Recorder
+from wpfprobe.mcp.text import json_chunks
 from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, read_tools, tier_allows
 
 log = logging.getLogger("wpfprobe.server")
@@ -205,6 +206,8 @@ class ToolServer:
         record_dir = settings.record_dir if settings is not None else None
         self.recorder: Recorder | None = Recorder(record_dir) if record_dir is not None else None
         self._specs: dict[str, ToolSpec] = {}
+        #: Tools whose answers the SDK does not validate again: a placeholder would fail its schema.
+        self._unvalidated: set[str] = set()
         self._hidden: dict[str, Tier] = {}
         self._custom: dict[str, object] = {}
         self._bus = InMemorySubscriptionBus()
@@ -243,8 +246,12 @@ class ToolServer:
             self._hidden[spec.name] = spec.tier
             return False
         self._specs[spec.name] = spec
+        function = tool_function(
+            spec, self._engine, recorder=self.recorder, app_id=self._app_id,
+            in_pieces=lambda: spec.name in self._unvalidated,
+        )  # fmt: skip
         self.server.add_tool(
-            controlled(tool_function(spec, self._engine, recorder=self.recorder, app_id=self._app_id)),
+            controlled(function),
             name=spec.name,
             title=spec.title,
             description=spec.description,
@@ -257,7 +264,8 @@ class ToolServer:
             structured_output=True,
         )
         _take_strings_verbatim(self.server, spec.name)
-        _skip_output_revalidation(self.server, spec.name)
+        if _skip_output_revalidation(self.server, spec.name):
+            self._unvalidated.add(spec.name)
         return True
 
     def tools_changed(self) -> None:
@@ -381,7 +389,7 @@ class _Sessions:
         return list(self._connections)
 
 
-def _skip_output_revalidation(server: MCPServer, name: str) -> None:
+def _skip_output_revalidation(server: MCPServer, name: str) -> bool:
     """Keep the tool's published output schema, without the SDK validating each result against it again.
 
     The SDK validates a tool's structured result against its output model on
@@ -396,10 +404,15 @@ def _skip_output_revalidation(server: MCPServer, name: str) -> None:
     metadata = getattr(tool, "fn_metadata", None)
     if metadata is not None and getattr(metadata, "output_schema", None) is not None:
         metadata.output_model = None
+        return True
+    return False
 
 
 #: The tools whose whole call runs with Python's collector off (``_Sessions``): reads, each bounded by
 #: ``ui_timeout``. Not the waits, nor an app's own tools: their length is not the probe's to bound.
+#: Characters of an answer's text above which it is sent as a placeholder written in pieces.
+SPLICED_TEXT = 65_536
+
 _DEFERRED_TOOLS = frozenset(spec.name for spec in read_tools(tier="read"))
 
 
@@ -472,11 +485,13 @@ def tool_function(
     *,
     recorder: Recorder | None = None,
     app_id: str | None = None,
+    in_pieces: Callable[[], bool] = lambda: False,
 ) -> Callable[..., CallToolResult]:
     """A function whose signature is the tool's argument model, as the SDK expects.
 
     ``engine`` may be a call that answers the engine (``ToolServer``); what it raises is the call's
-    error, as any engine error is."""
+    error, as any engine error is. ``in_pieces()``: whether the SDK leaves its answer unvalidated, so
+    that a big one may be sent as placeholders written in pieces (``spliced``)."""
 
     def call(**kwargs: Any) -> CallToolResult:
         started = time.perf_counter()
@@ -486,14 +501,22 @@ def tool_function(
         try:
             args = parse_arguments(spec, kwargs)
             out = spec.run(engine() if callable(engine) else engine, args)
-            content: list[ContentBlock] = [TextContent(type="text", text=out.text)]
-            png = out.png_base64()
-            if png is not None:
-                content.insert(0, ImageContent(type="image", data=png, mime_type="image/png"))
             structured = out.structured_json()
             if recorder is not None and began is not None:
                 recorder.record(spec.name, kwargs, structured=structured, error=None, began=began)
-            return CallToolResult(content=content, structured_content=structured)
+            text, sent = out.text, structured
+            if in_pieces() and spliced.available():
+                # A tree's JSON and a long text go in pieces (spliced.py says why).
+                if isinstance(out.structured, dict):
+                    chunks = [text] if out.text_is_json else json_chunks(out.structured, compact=True)
+                    sent = spliced.json_placeholder(chunks)
+                if len(text) > SPLICED_TEXT:
+                    text = spliced.text_placeholder(text)
+            content: list[ContentBlock] = [TextContent(type="text", text=text)]
+            png = out.png_base64()
+            if png is not None:
+                content.insert(0, ImageContent(type="image", data=png, mime_type="image/png"))
+            return CallToolResult(content=content, structured_content=sent)
         except ValidationError as exc:
             outcome = "INVALID_ARGUMENT"
             return invalid_arguments(spec, exc)

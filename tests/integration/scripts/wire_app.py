@@ -9,7 +9,8 @@ and ``echo_optional``, which says what it received for an optional string. Print
 JSON line {"url", "token", "pid", "rootHandlers"} once the server listens
 (``rootHandlers``: how many handlers the root logger has then, which must be none: the
 probe configures no logging of the app's). Then reads stdin: "add NAME" adds a tool
-NAME with ``@handle.tool`` and prints {"added": NAME}; "close" stops.
+NAME with ``@handle.tool`` and prints {"added": NAME}; "items N" makes its list show N rows
+(0: its own three) and prints {"items": N}; "close" stops.
 test_mcp_wire.py and test_mcp_conformance.py drive it.
 """
 
@@ -74,6 +75,22 @@ def main() -> None:
                         return n + 1
 
                     print(json.dumps({"added": name}), flush=True)
+                elif command == "items":
+                    # "items N": the list shows N rows ("items 0": its three fruits again)
+                    count = int(name)
+                    rows = [f'row {i} "quoted" ünï 😀' for i in range(count)] or ["Apple", "Banana", "Cherry"]
+
+                    def fill(rows: list[str] = rows) -> None:
+                        from System import Array, Object
+
+                        box = app.app.Controls.Find("itemsList", True)[0]
+                        box.BeginUpdate()  # one layout, not one per row
+                        box.Items.Clear()
+                        box.Items.AddRange(Array[Object](rows))
+                        box.EndUpdate()
+
+                    app.invoke(fill)
+                    print(json.dumps({"items": count}), flush=True)
                 elif command == "close":
                     break
         finally:
