@@ -11,7 +11,7 @@ import pytest
 from mcp_types import CallToolResult, JSONRPCResponse, TextContent
 
 from wpfprobe.mcp import spliced
-from wpfprobe.mcp.text import json_chunks
+from wpfprobe.mcp.text import json_bytes, json_text
 
 TREE = {
     "root": {
@@ -50,8 +50,8 @@ def wire_forms(result: CallToolResult) -> list[bytes]:
 
 @pytest.mark.parametrize("form", [0, 1, 2])
 def test_a_tree_sent_as_placeholders_arrives_as_the_tree_and_its_text(form: int) -> None:
-    text = json.dumps(TREE, ensure_ascii=False) * 3  # longer than one piece of escaping
-    structured = spliced.json_placeholder(json_chunks(TREE, compact=True))
+    text = json.dumps(TREE, ensure_ascii=False) * 3
+    structured = spliced.json_placeholder(json_bytes(TREE))
     body = wire_forms(envelope(structured, spliced.text_placeholder(text)))[form]
     parts = spliced.splice(body)
     assert parts is not None and len(parts) > 3
@@ -61,13 +61,22 @@ def test_a_tree_sent_as_placeholders_arrives_as_the_tree_and_its_text(form: int)
     assert spliced.pending() == 0
 
 
-def test_the_tree_chunks_join_to_its_json() -> None:
-    assert "".join(json_chunks(TREE, compact=True)) == json.dumps(TREE, ensure_ascii=False, separators=(",", ":"))
-    assert "".join(json_chunks(TREE)) == json.dumps(TREE, ensure_ascii=False)
+def test_a_trees_json_is_compact_and_keeps_its_text() -> None:
+    assert json_text(TREE) == json.dumps(TREE, ensure_ascii=False, separators=(",", ":"))
+    assert json_bytes(TREE) == json_text(TREE).encode()
+
+
+@pytest.mark.parametrize("odd", ["half \ud83d of it", 2**70])
+def test_what_orjson_refuses_is_encoded_by_the_standard_library(odd: Any) -> None:
+    """A lone surrogate (a .NET string may hold one) and an integer beyond 64 bits: orjson refuses
+    both; the tree is still sent, as valid JSON."""
+    tree = {"root": {"nodeId": "a1", "text": odd, "children": []}}
+    assert json.loads(json_bytes(tree)) == tree
+    assert json.loads(json_text(tree)) == tree
 
 
 def test_a_body_with_no_placeholder_is_left_as_it_is() -> None:
-    spliced.json_placeholder(['{"a":1}'])
+    spliced.json_placeholder(b'{"a":1}')
     assert spliced.splice(b'{"jsonrpc":"2.0","id":1,"result":{}}') is None
     assert spliced.pending() == 1
 
@@ -75,7 +84,7 @@ def test_a_body_with_no_placeholder_is_left_as_it_is() -> None:
 def test_text_that_shows_a_token_is_not_spliced() -> None:
     """A control's text may contain anything, a placeholder's exact JSON included: inside a JSON
     string its quotes are escaped, so it can never be taken for the placeholder itself."""
-    structured = spliced.json_placeholder(['{"a":1}'])
+    structured = spliced.json_placeholder(b'{"a":1}')
     token = structured[spliced.KEY]
     shown = json.dumps(structured)  # what an app could show, had it guessed the token
     body = wire_forms(envelope({"text": shown, "also": token[:-1] + "0", "exact": token}, shown))[0]
@@ -84,7 +93,7 @@ def test_text_that_shows_a_token_is_not_spliced() -> None:
 
 
 def test_a_token_that_is_not_held_is_skipped_and_the_next_one_spliced() -> None:
-    real = spliced.json_placeholder(['{"a":1}'])
+    real = spliced.json_placeholder(b'{"a":1}')
     fake = {spliced.KEY: spliced.PREFIX + "0" * 32}
     body = json.dumps({"x": fake, "y": real}, separators=(",", ":")).encode()
     parts = spliced.splice(body)
@@ -93,16 +102,16 @@ def test_a_token_that_is_not_held_is_skipped_and_the_next_one_spliced() -> None:
 
 
 def test_placeholders_never_written_are_dropped_oldest_first() -> None:
-    tokens = [spliced.json_placeholder([str(i)])[spliced.KEY] for i in range(spliced.MAX_PENDING + 3)]
+    tokens = [spliced.json_placeholder(str(i).encode())[spliced.KEY] for i in range(spliced.MAX_PENDING + 3)]
     assert spliced.pending() == spliced.MAX_PENDING
     assert tokens[0] not in spliced._pending and tokens[-1] in spliced._pending
 
 
 def test_placeholders_older_than_the_limit_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    old = spliced.json_placeholder(["1"])[spliced.KEY]
+    old = spliced.json_placeholder(b"1")[spliced.KEY]
     now = spliced.time.monotonic()
     monkeypatch.setattr(spliced.time, "monotonic", lambda: now + spliced.MAX_AGE + 1)
-    spliced.json_placeholder(["2"])
+    spliced.json_placeholder(b"2")
     assert old not in spliced._pending and spliced.pending() == 1
 
 
@@ -139,7 +148,7 @@ def start(length: int | None) -> dict[str, Any]:
 def test_a_sized_answer_gets_the_length_of_what_is_written() -> None:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         assert spliced.available()
-        body = json.dumps({"result": spliced.json_placeholder(json_chunks(TREE, compact=True))}).encode()
+        body = json.dumps({"result": spliced.json_placeholder(json_bytes(TREE))}).encode()
         await send(start(len(body)))
         await send({"type": "http.response.body", "body": body[:10], "more_body": True})
         await send({"type": "http.response.body", "body": body[10:]})
@@ -154,7 +163,7 @@ def test_a_streamed_answer_is_spliced_event_by_event() -> None:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await send(start(None))  # an event stream: sent before the call is answered
         await send({"type": "http.response.body", "body": b"event: message\r\n", "more_body": True})
-        event = json.dumps({"result": spliced.json_placeholder(json_chunks(TREE))}).encode()
+        event = json.dumps({"result": spliced.json_placeholder(json_bytes(TREE))}).encode()
         await send({"type": "http.response.body", "body": b"data: " + event + b"\r\n\r\n", "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
@@ -175,7 +184,7 @@ def test_an_answer_with_nothing_held_goes_untouched() -> None:
 
 
 def test_a_start_held_for_a_body_that_never_comes_is_still_sent() -> None:
-    spliced.json_placeholder(["1"])  # another call's answer is pending, so starts are held
+    spliced.json_placeholder(b"1")  # another call's answer is pending, so starts are held
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await send(start(0))
@@ -191,8 +200,8 @@ def test_a_lone_surrogate_in_a_controls_text_is_sent_escaped() -> None:
     """Regression: a .NET string may hold half a surrogate pair (a text box cut mid-emoji); UTF-8
     cannot encode it, and the pieces' encoding failed the whole call. JSON escapes it instead."""
     tree = {"root": {"nodeId": "a1", "type": "TextBox", "text": "half \ud83d of it", "children": []}}
-    text = json.dumps(tree, ensure_ascii=False)
-    body = wire_forms(envelope(spliced.json_placeholder([text]), spliced.text_placeholder(text)))[0]
+    text = json_text(tree)
+    body = wire_forms(envelope(spliced.json_placeholder(json_bytes(tree)), spliced.text_placeholder(text)))[0]
     parts = spliced.splice(body)
     assert parts is not None
     answer = json.loads(b"".join(parts))

@@ -125,9 +125,9 @@ def test_no_call_that_makes_a_trees_models_covers_more_than_a_batch_of_nodes(mon
 
 
 @pytest.mark.parametrize(("levels", "fan"), [(3, 20), (1, 700), (60, 1), (0, 0)])
-def test_the_json_text_made_a_subtree_at_a_time_is_json_dumps_text(levels: int, fan: int) -> None:
+def test_the_json_text_of_a_tree_is_its_compact_json(levels: int, fan: int) -> None:
     data = _deep_tree(levels, fan)
-    assert json_text(data) == json.dumps(data, ensure_ascii=False)
+    assert json_text(data) == json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def test_the_tree_text_of_the_json_is_the_tree_text_of_the_models() -> None:

@@ -47,7 +47,7 @@ from wpfprobe.engine.base import collection_deferred
 from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.mcp import spliced, wirelog
 from wpfprobe.mcp.recording import Recorder
-from wpfprobe.mcp.text import json_chunks
+from wpfprobe.mcp.text import json_bytes
 from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, read_tools, tier_allows
 
 log = logging.getLogger("wpfprobe.server")
@@ -508,8 +508,8 @@ def tool_function(
             if in_pieces() and spliced.available():
                 # A tree's JSON and a long text go in pieces (spliced.py says why).
                 if isinstance(out.structured, dict):
-                    chunks = [text] if out.text_is_json else json_chunks(out.structured, compact=True)
-                    sent = spliced.json_placeholder(chunks)
+                    raw = text.encode() if out.text_is_json else json_bytes(out.structured)
+                    sent = spliced.json_placeholder(raw)
                 if len(text) > SPLICED_TEXT:
                     text = spliced.text_placeholder(text)
             content: list[ContentBlock] = [TextContent(type="text", text=text)]
