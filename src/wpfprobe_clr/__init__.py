@@ -47,7 +47,7 @@ class Connection:
     os_input: Any = None
 
 
-#: How long ``connect`` waits for a UI loop that has not begun yet (see there).
+#: How long ``connect``'s first call waits for the UI thread: a loop not begun yet, or busy (see there).
 LOOP_WAIT = 60.0
 
 
@@ -97,6 +97,7 @@ def connect(
     runtime: RuntimeKind | None = None,
     test_hooks: bool = False,
     located: Located | None = None,
+    first_wait: float | None = None,
 ) -> Connection:
     """Load or find the CLR, find the app's UI if ``app`` is None, and wire an adapter to it.
 
@@ -104,7 +105,8 @@ def connect(
     thread. The app's exception events are hooked for ``wpf_get_app_events``; ``test_hooks``
     (the probe was started for testing) also lets the hooks mark them handled (see
     ``toolkits.app_hooks``). The toolkit's .NET walk is compiled off the UI thread
-    (``_compiling``): snapshots are read the engine's way until it is ready.
+    (``_compiling``): snapshots are read the engine's way until it is ready. ``first_wait``:
+    how long the first call to the UI thread waits for it (``LOOP_WAIT`` if None; see there).
     """
     found = located if located is not None else locate(app, runtime=runtime)
     from wpfprobe_clr import _os_input  # noqa: PLC0415
@@ -113,13 +115,15 @@ def connect(
     from wpfprobe_clr.toolkits import app_hooks  # noqa: PLC0415
     from wpfprobe_clr.toolkits import connect as connect_toolkit  # noqa: PLC0415
 
-    adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal)
+    # The first call to the UI thread (the toolkit's, or the object table's) waits for it to be
+    # free, longer than a call's timeout: the app may do seconds of work before its message loop
+    # runs (when the caller of locate was the UI thread: the app calls wpfprobe.start() before
+    # it), or while it loads its data. A busy moment must not leave a probe that never attached;
+    # a call that timed out never runs, so there is nothing to undo.
+    first_wait = max(timeout, LOOP_WAIT if first_wait is None else first_wait)
+    adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal, first_wait=first_wait)
     compile_walk(kind, ui)
     # The object table is created on the UI thread: it is only ever used there.
-    # When the caller of locate was the UI thread (the app calls wpfprobe.start() before its
-    # message loop runs), this first call waits for that loop to begin: the app may do seconds
-    # of work before it does, so the wait is longer than a call's timeout.
-    first_wait = max(timeout, LOOP_WAIT) if found.marshal is not None else timeout
     objects = ui.run(ClrObjectTable, timeout=first_wait)
     try:
         ui.run(app_hooks(adapter, kind, catch=test_hooks), timeout=timeout)

@@ -152,11 +152,43 @@ def test_a_tool_call_before_the_probe_attached_waits_and_answers(tmp_path: Path,
     assert status == 0, app.stderr[-30:]
 
 
+def test_a_ui_thread_busy_past_the_timeout_at_start_delays_the_attach_but_does_not_fail_it(
+    tmp_path: Path, display: str | None
+) -> None:
+    """Regression: the attach's first call to the UI thread had the start's timeout (1 s here),
+    so an app busy for longer when the probe started (loading its data, say) was left with a
+    probe that had failed for good, every call answering so until it was started again. Now
+    the attach waits for the UI thread, a call made meanwhile waits with it, and both go on
+    once the UI thread is free."""
+    app = App(tmp_path, "busy-ui", display)
+    try:
+        _, url, token = app.line("STARTED ").split()
+        thread, box = call_in_thread(url, token, "wpf_get_windows")
+        app.wait_for_log("a tool call waits for the probe to attach")
+        # Three times the start's timeout: the attach would have failed by now.
+        with app._logged:
+            failed = app._logged.wait_for(lambda: any("could not attach" in str(r) for r in app.log), 3.0)
+        assert not failed, app.stderr[-30:]
+        assert thread.is_alive(), box
+        app.tell("release")
+        assert app.line("READY ") == "READY ok"
+        thread.join(DEADLINE)
+        assert not thread.is_alive(), "the call never returned"
+        assert "error" not in box, box
+        answer = box["answer"]
+        assert not answer.is_error, answer
+        assert [w["title"] for w in answer.structured_content["windows"]] == ["early start"]
+        assert app.manifest().url == url
+    finally:
+        status = app.end()
+    assert status == 0, app.stderr[-30:]
+
+
 def test_an_attach_that_fails_in_the_background_is_reported_and_answered(tmp_path: Path, display: str | None) -> None:
-    """The UI thread is busy past the start's timeout, so the attach fails after start() has
+    """The UI thread is busy past the attach's own wait, so the attach fails after start() has
     returned: wait_ready raises it, the log says so, the manifest is there, and a tool call
     answers the error at once (no hang), saying the probe could not attach."""
-    app = App(tmp_path, "busy-ui", display)
+    app = App(tmp_path, "stuck-ui", display)
     try:
         _, url, token = app.line("STARTED ").split()
         assert app.line("READY ") == "READY DISPATCHER_BUSY"

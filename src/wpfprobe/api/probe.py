@@ -58,7 +58,8 @@ def attach(
     settings = settings or ProbeSettings.from_env()
     if timeout is not None:
         settings = settings.model_copy(update={"ui_timeout": float(timeout)})
-    return connected(connect(app, timeout=settings.ui_timeout, test_hooks=settings.test_hooks), name, settings)
+    conn = connect(app, timeout=settings.ui_timeout, test_hooks=settings.test_hooks, first_wait=settings.attach_wait)
+    return connected(conn, name, settings)
 
 
 def connected(conn: Connection, name: str | None, settings: ProbeSettings) -> Probe:

@@ -24,6 +24,11 @@ class ProbeSettings(BaseModel):
     ui_timeout: float = Field(default=5.0, gt=0, le=120)
     """Seconds the UI thread may go without starting or finishing a probe call before a
     waiting call gives up with DISPATCHER_BUSY."""
+    attach_wait: float = Field(default=60.0, gt=0, le=3600)
+    """Seconds attaching waits for the app's UI thread to answer its first call: an app may be
+    busy for a while (its message loop not running yet, its data loading) when the probe starts,
+    and a busy moment must not leave a probe that never attached. ``wpfprobe attach`` makes it
+    its ``--ui-timeout``: a user waiting at the command line hears of a hung UI thread at once."""
     cursor_ttl: float = Field(default=300.0, gt=0)
     """Seconds a page cursor's snapshot lives; after that the first page comes back with stale=True."""
     max_cursors: int = Field(default=256, ge=1)

@@ -254,7 +254,10 @@ class Startup:
         from wpfprobe_clr import connect  # noqa: PLC0415
 
         assert self._located is not None
-        conn = connect(located=self._located, timeout=settings.ui_timeout, test_hooks=settings.test_hooks)
+        conn = connect(
+            located=self._located, timeout=settings.ui_timeout, test_hooks=settings.test_hooks,
+            first_wait=settings.attach_wait,
+        )  # fmt: skip
         if self._stopping.is_set():
             return None
         return connected(conn, self.app_name, settings)

@@ -72,15 +72,18 @@ def ui_thread_marshal(app: Any, kind: ToolkitName) -> Any:
     return winforms_marshal(app)
 
 
-def connect(app: Any, *, timeout: float, marshal: Any = None) -> tuple[Any, Any, ToolkitName]:
-    """(adapter, UiThread, toolkit name) for ``app``; ``marshal``: what ``ui_thread_marshal`` made."""
+def connect(
+    app: Any, *, timeout: float, marshal: Any = None, first_wait: float | None = None
+) -> tuple[Any, Any, ToolkitName]:
+    """(adapter, UiThread, toolkit name) for ``app``; ``marshal``: what ``ui_thread_marshal`` made;
+    ``first_wait``: how long a first call to the UI thread may wait for it, if one is made here."""
     kind = toolkit_of(app)
     adapter: Any
     ui: Any
     if kind == "winforms":
         from wpfprobe_clr.toolkits.winforms.connect import connect as connect_winforms  # noqa: PLC0415
 
-        adapter, ui = connect_winforms(app, timeout=timeout, marshal=marshal)
+        adapter, ui = connect_winforms(app, timeout=timeout, marshal=marshal, first_wait=first_wait)
     else:
         from wpfprobe_clr.toolkits.wpf._adapter import connect as connect_wpf  # noqa: PLC0415
 

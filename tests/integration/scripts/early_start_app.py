@@ -8,10 +8,15 @@ then waits for a line on stdin before it runs its message loop: the probe
 cannot attach until then, so every tool call meanwhile waits for it.
 
 ``busy-ui``: the form runs on a UI thread of its own, held busy (a call posted
-to it waits for a line on stdin) while ``wpfprobe.start(timeout=1)`` is called:
-the attach fails in the background with DISPATCHER_BUSY. It prints
-``STARTED ...``, then ``READY <code>`` with what ``wait_ready()`` raised, and
-releases the UI thread on the next line of stdin.
+to it waits for a line on stdin) while ``wpfprobe.start(timeout=1)`` is called.
+It prints ``STARTED ...``, releases the UI thread on the next line of stdin,
+then prints ``READY ok`` or ``READY <code>`` with what ``wait_ready()`` raised:
+the attach waits for a busy UI thread past a call's timeout.
+
+``stuck-ui``: the same, but the UI thread stays busy past the attach's own wait
+(``ProbeSettings.attach_wait``, 2 s here, a minute by default), so the attach
+fails in the background with DISPATCHER_BUSY: ``READY <code>`` comes before
+the line that releases the UI thread.
 
 Either way, a further line (``close``) closes the form and ends the app.
 """
@@ -37,7 +42,7 @@ from System.Windows.Forms import Application, Button, Form  # noqa: E402
 import wpfprobe  # noqa: E402
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--mode", choices=("before-loop", "busy-ui"), required=True)
+parser.add_argument("--mode", choices=("before-loop", "busy-ui", "stuck-ui"), required=True)
 options = parser.parse_args()
 
 
@@ -85,15 +90,24 @@ else:
     form = box["form"]
     # The UI thread is busy until released: the probe's first call to it cannot be answered.
     form.BeginInvoke(Action(lambda: release.wait(120) and None))
-    handle = wpfprobe.start(form, name="early-start", timeout=1.0)
+    # stuck-ui: the attach waits 2 s for the UI thread (a minute by default).
+    settings = wpfprobe.ProbeSettings(attach_wait=2.0) if options.mode == "stuck-ui" else None
+    handle = wpfprobe.start(form, name="early-start", timeout=1.0, settings=settings)
     say(f"STARTED {handle.url} {handle.token}")
-    try:
-        handle.wait_ready(60)
-        say("READY ok")
-    except wpfprobe.ProbeError as err:
-        say(f"READY {err.code}")
+
+    def ready() -> None:
+        try:
+            handle.wait_ready(60)
+            say("READY ok")
+        except wpfprobe.ProbeError as err:
+            say(f"READY {err.code}")
+
+    if options.mode == "stuck-ui":
+        ready()
     sys.stdin.readline()
     release.set()
+    if options.mode == "busy-ui":
+        ready()
     close_on_request(form)
     ui.Join()
 say("ENDED")

@@ -166,6 +166,7 @@ def _wait_for_app(deadline: float) -> Any:
 
 def _start(server: Any, app: Any, request: dict[str, Any], deadline: float) -> dict[str, Any] | None:
     from wpfprobe.core.errors import ProbeError  # noqa: PLC0415
+    from wpfprobe.core.settings import ProbeSettings  # noqa: PLC0415
     from wpfprobe_clr._runtime import collected_warnings  # noqa: PLC0415
     from wpfprobe_clr._ui_thread import release_poster  # noqa: PLC0415
 
@@ -173,7 +174,11 @@ def _start(server: Any, app: Any, request: dict[str, Any], deadline: float) -> d
     handle = None
     try:
         with collected_warnings() as warnings:
-            handle = server.start(app, allow=tier, name=request.get("name"), timeout=float(request["uiTimeout"]))
+            # The attacher's user waits at the command line: a UI thread that does not answer within
+            # the attach's own timeout fails it at once (an app's own start() waits for it longer).
+            ui_timeout = float(request["uiTimeout"])
+            settings = ProbeSettings.from_env(attach_wait=ui_timeout)
+            handle = server.start(app, allow=tier, name=request.get("name"), timeout=ui_timeout, settings=settings)
             # start() returns before the probe has reached the UI thread: the attacher hears
             # how that went, and a failed attach leaves nothing behind.
             handle.wait_ready(max(0.0, deadline - time.time()))

@@ -22,9 +22,12 @@ from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter
 from wpfprobe_clr.toolkits.winforms.ui_loop import Marshal, marshal_control
 
 
-def connect(app: Any, *, timeout: float, marshal: Marshal | None = None) -> tuple[WinFormsAdapter, UiThread]:
+def connect(
+    app: Any, *, timeout: float, marshal: Marshal | None = None, first_wait: float | None = None
+) -> tuple[WinFormsAdapter, UiThread]:
     """The adapter for ``app`` and a UiThread onto its thread; ``marshal``: the hidden control,
-    if it was made on the UI thread already (``ui_loop.ui_thread_marshal``)."""
+    if it was made on the UI thread already (``ui_loop.ui_thread_marshal``), else made there by a
+    call that waits up to ``first_wait`` seconds (``timeout`` if None) for a busy UI thread."""
     app = handle_of(app)  # a form or control whose class is written in Python is held in .NET from here on
     form = call(app, "FindForm") if not is_a(app, Form) and is_a(app, Control) else app
     if form is None:
@@ -32,7 +35,7 @@ def connect(app: Any, *, timeout: float, marshal: Marshal | None = None) -> tupl
             "The control is not on a form yet.",
             suggestion="Attach to the Form, or attach once the control is placed on one.",
         )
-    marshal = marshal_control(form, timeout, marshal)
+    marshal = marshal_control(form, max(timeout, first_wait or 0.0), marshal)
     ui_thread = marshal.thread
 
     def post(call: Any) -> None:
