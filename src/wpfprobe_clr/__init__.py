@@ -11,6 +11,7 @@ any thread. ``connect(app)`` with no located app does both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +98,7 @@ def connect(
     runtime: RuntimeKind | None = None,
     test_hooks: bool = False,
     located: Located | None = None,
+    compile_after: Callable[[], object] | None = None,
 ) -> Connection:
     """Load or find the CLR, find the app's UI if ``app`` is None, and wire an adapter to it.
 
@@ -104,7 +106,8 @@ def connect(
     thread. The app's exception events are hooked for ``wpf_get_app_events``; ``test_hooks``
     (the probe was started for testing) also lets the hooks mark them handled (see
     ``toolkits.app_hooks``). The toolkit's .NET walk is compiled off the UI thread
-    (``_compiling``): snapshots are read the engine's way until it is ready.
+    (``_compiling``): snapshots are read the engine's way until it is ready; ``compile_after``
+    is called on that thread first (it waits for what should come before the compile).
     """
     found = located if located is not None else locate(app, runtime=runtime)
     from wpfprobe_clr import _os_input  # noqa: PLC0415
@@ -114,7 +117,7 @@ def connect(
     from wpfprobe_clr.toolkits import connect as connect_toolkit  # noqa: PLC0415
 
     adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal)
-    compile_walk(kind, ui)
+    compile_walk(kind, ui, after=compile_after)
     # The object table is created on the UI thread: it is only ever used there.
     # When the caller of locate was the UI thread (the app calls wpfprobe.start() before its
     # message loop runs), this first call waits for that loop to begin: the app may do seconds
