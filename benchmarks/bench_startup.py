@@ -341,7 +341,7 @@ def parts_main(app: Any, net: NetHeartbeat, py: PyHeartbeat) -> int:
 
     compiles: list[Any] = []
     real_compile = _compiling.compile_walk
-    _compiling.compile_walk = lambda kind, ui: compiles.append(kind)  # type: ignore[assignment]
+    _compiling.compile_walk = lambda kind, ui, **_: compiles.append(kind)  # type: ignore[assignment]
     try:
         part("import wpfprobe", lambda: __import__("wpfprobe"))
         part("import wpfprobe.mcp.server (start's own)", lambda: __import__("wpfprobe.mcp.server"))

@@ -11,6 +11,7 @@ any thread. ``connect(app)`` with no located app does both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +99,7 @@ def connect(
     test_hooks: bool = False,
     located: Located | None = None,
     first_wait: float | None = None,
+    compile_after: Callable[[], object] | None = None,
 ) -> Connection:
     """Load or find the CLR, find the app's UI if ``app`` is None, and wire an adapter to it.
 
@@ -105,8 +107,10 @@ def connect(
     thread. The app's exception events are hooked for ``wpf_get_app_events``; ``test_hooks``
     (the probe was started for testing) also lets the hooks mark them handled (see
     ``toolkits.app_hooks``). The toolkit's .NET walk is compiled off the UI thread
-    (``_compiling``): snapshots are read the engine's way until it is ready. ``first_wait``:
-    how long the first call to the UI thread waits for it (``LOOP_WAIT`` if None; see there).
+    (``_compiling``): snapshots are read the engine's way until it is ready; ``compile_after``
+    is called on that thread first (it waits for what should come before the compile).
+    ``first_wait``: how long the first call to the UI thread waits for it (``LOOP_WAIT`` if
+    None; see there).
     """
     found = located if located is not None else locate(app, runtime=runtime)
     from wpfprobe_clr import _os_input  # noqa: PLC0415
@@ -122,7 +126,7 @@ def connect(
     # a call that timed out never runs, so there is nothing to undo.
     first_wait = max(timeout, LOOP_WAIT if first_wait is None else first_wait)
     adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal, first_wait=first_wait)
-    compile_walk(kind, ui)
+    compile_walk(kind, ui, after=compile_after)
     # The object table is created on the UI thread: it is only ever used there.
     objects = ui.run(ClrObjectTable, timeout=first_wait)
     try:

@@ -8,6 +8,14 @@ compiling an expression reads types and members only, never a live control,
 so any thread may do it; until it is done, snapshots are read the engine's
 way (the walker's ``ready()`` is False), so nothing waits for it.
 
+``after`` (``wpfprobe.start()`` passes one) makes the thread wait before it
+starts: the compile is mostly Python (building the expression) and competes
+for the GIL with the server's imports and the engine's; run together on two
+cores, the three made the first answer later, and every Python handler of
+the app, on its UI thread, waited longer for the GIL meanwhile (issue 22
+item 3, measured in docs/benchmarks-mcp.md). No tool needs the compile: a
+snapshot is read the engine's way until it is ready.
+
 Two cases keep it elsewhere:
 
 - Mono started in a cooperative or hybrid suspend mode (its default; the app
@@ -25,6 +33,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from wpfprobe_clr._runtime import suspend_mode_is_safe
@@ -39,9 +48,11 @@ _threads: list[threading.Thread] = []
 _exit_hook = False
 
 
-def compile_walk(kind: Any, ui: Any) -> None:
+def compile_walk(kind: Any, ui: Any, *, after: Callable[[], object] | None = None) -> None:
     """Compile the walk of toolkit ``kind`` ("winforms" or "wpf"), once per process, off the UI
-    thread (``ui`` takes it only in Mono's unsafe suspend modes, see the module's docstring)."""
+    thread (``ui`` takes it only in Mono's unsafe suspend modes, see the module's docstring).
+    ``after``: called on the compile's thread before it compiles; it waits for what should
+    come first, and must return within seconds (exit joins the thread)."""
     global _exit_hook
     from wpfprobe_clr.toolkits import prepare_walk  # noqa: PLC0415
 
@@ -52,7 +63,7 @@ def compile_walk(kind: Any, ui: Any) -> None:
         if not suspend_mode_is_safe():
             ui.post(lambda: prepare_walk(kind))
             return
-        thread = threading.Thread(target=_compile, args=(kind,), name=THREAD_NAME, daemon=True)
+        thread = threading.Thread(target=_compile, args=(kind, after), name=THREAD_NAME, daemon=True)
         _threads.append(thread)
         if not _exit_hook:
             atexit.register(wait, EXIT_JOIN_SECONDS)
@@ -60,10 +71,12 @@ def compile_walk(kind: Any, ui: Any) -> None:
     thread.start()
 
 
-def _compile(kind: Any) -> None:
+def _compile(kind: Any, after: Callable[[], object] | None) -> None:
     from wpfprobe_clr.toolkits import prepare_walk  # noqa: PLC0415
 
     try:
+        if after is not None:
+            after()
         prepare_walk(kind)
     except Exception:  # prepare logs its own failures: a last guard for the thread
         logging.getLogger("wpfprobe.clr").warning("the .NET walk could not be compiled", exc_info=True)

@@ -207,3 +207,47 @@ def test_an_attach_that_fails_in_the_background_is_reported_and_answered(tmp_pat
     finally:
         status = app.end()
     assert status == 0, app.stderr[-30:]
+
+
+ORDER_APP = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import winforms_app
+app = winforms_app.start_in_background()
+import wpfprobe
+import wpfprobe_clr.toolkits as toolkits
+from wpfprobe.mcp import server
+from wpfprobe_clr import _compiling
+seen = {}
+real = toolkits.prepare_walk
+def prepare(kind):
+    handle = server.active_handle()
+    seen["tools_made"] = handle is not None and handle._tools_made.is_set()
+    real(kind)
+toolkits.prepare_walk = prepare
+handle = wpfprobe.start(app.app, name="compile-order")
+handle.wait_ready(120)
+_compiling.wait(120)
+print("ORDER " + json.dumps(seen), flush=True)
+handle.stop()
+app.close()
+"""
+
+
+def test_the_walks_compile_waits_for_the_servers_tools(tmp_path: Path, display: str | None) -> None:
+    """The walk's compile, the server's imports and the engine's are mostly Python: run at once
+    on their three threads they competed for the GIL (the first answer came later, the app's
+    Python handlers waited longer). The compile begins only once the server's tools are made."""
+    env = {
+        **os.environ, "WPFPROBE_HOME": str(tmp_path / "home"), "MONO_THREADS_SUSPEND": "preemptive",
+        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning",
+    }  # fmt: skip
+    if display:
+        env["DISPLAY"] = display
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    done = subprocess.run(
+        [sys.executable, "-c", ORDER_APP, str(examples)], env=env, capture_output=True, text=True, timeout=DEADLINE
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("ORDER ")]
+    assert json.loads(line.removeprefix("ORDER ")) == {"tools_made": True}, done.stderr[-3000:]

@@ -62,6 +62,8 @@ _active_lock = threading.Lock()
 _active: ProbeHandle | None = None
 #: How long a tool added right after start() waits for the server's tools to be made.
 TOOLS_WAIT = 60.0
+#: How long the walk's compile waits for the server's tools before it compiles anyway.
+COMPILE_WAIT = 10.0
 #: How long ``ProbeHandle.manifest_path`` waits for the start-up that writes it.
 MANIFEST_WAIT = 60.0
 
@@ -328,10 +330,25 @@ def start(
         after=lambda probe: _stop_with_ui(probe, ui_ended),
         on_failure=lambda err: _failed(handle, err),
         then=over,
+        compile_after=lambda: _tools_made_or_stopping(handle),
     )
     if transport == "stdio":
         _await_stdio_takeover(handle)
     return handle
+
+
+def _tools_made_or_stopping(handle: ProbeHandle) -> None:
+    """On the walk's compile thread, before it compiles: wait until the server's tools are made
+    (or it failed, or the probe stops, or the interpreter exits: exit joins the compile; at
+    most COMPILE_WAIT). The compile, the server's imports
+    and the engine's are mostly Python: run at once they competed for the GIL, which put the
+    first answer later and made the app's Python handlers on its UI thread wait longer. No
+    tool call needs the compile (snapshots are read the engine's way until it is ready)."""
+    deadline = time.monotonic() + COMPILE_WAIT
+    while not handle._tools_made.wait(0.05):
+        exiting = not threading.main_thread().is_alive()
+        if exiting or handle._startup.stopping or time.monotonic() > deadline:
+            return
 
 
 def _walk_compiled(startup: Startup) -> bool:

@@ -11,7 +11,8 @@ leaves the rest to two threads:
   connection (the toolkit's modules, the adapter, a few short calls posted to
   the UI thread: the object table, the app's event hooks, the binding hooks,
   the UI's end), the engine, and the toolkit's .NET walk handed to a compile
-  thread (``wpfprobe_clr._compiling``). Tool calls are answered once the
+  thread (``wpfprobe_clr._compiling``), which waits for the server's tools to
+  be made before it compiles (the three competed for the GIL). Tool calls are answered once the
   engine is made; then, once the compile is over, it writes the discovery
   manifest (``server._publish``) and ends.
 - the server's thread (``server._Runner``): the MCP SDK and uvicorn imported,
@@ -72,6 +73,7 @@ class Startup:
         self._after: list[Callable[[Probe], None]] = []
         self._then: list[Callable[[Probe | None], None]] = []
         self._on_failure: list[Callable[[ProbeError], None]] = []
+        self._compile_after: Callable[[], object] | None = None
         self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
 
     @classmethod
@@ -101,11 +103,15 @@ class Startup:
         after: Callable[[Probe], None] | None = None,
         on_failure: Callable[[ProbeError], None] | None = None,
         then: Callable[[Probe | None], None] | None = None,
+        compile_after: Callable[[], object] | None = None,
     ) -> None:
         """Start making the engine. ``after(probe)`` runs on the same thread once it is made
         (hooking the UI's end); ``on_failure(error)`` if it cannot be made; both before the
         start-up counts as over. ``then(probe or None)`` runs on the same thread after that,
-        unless the probe is stopping (the tool calls waiting meanwhile are answered)."""
+        unless the probe is stopping (the tool calls waiting meanwhile are answered).
+        ``compile_after()`` is called on the walk's compile thread before it compiles
+        (``wpfprobe_clr._compiling``)."""
+        self._compile_after = compile_after
         if after is not None:
             self._after.append(after)
         if on_failure is not None:
@@ -255,9 +261,12 @@ class Startup:
 
         assert self._located is not None
         conn = connect(
-            located=self._located, timeout=settings.ui_timeout, test_hooks=settings.test_hooks,
+            located=self._located,
+            timeout=settings.ui_timeout,
+            test_hooks=settings.test_hooks,
             first_wait=settings.attach_wait,
-        )  # fmt: skip
+            compile_after=self._compile_after,
+        )
         if self._stopping.is_set():
             return None
         return connected(conn, self.app_name, settings)
