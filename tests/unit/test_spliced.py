@@ -183,6 +183,31 @@ def test_an_answer_with_nothing_held_goes_untouched() -> None:
     assert serve(app) == messages
 
 
+def test_an_event_streams_start_is_not_held_while_an_answer_is_pending() -> None:
+    """Regression: while another call's placeholder waited (for up to a minute if its client left),
+    every response's start was held until its first body, and a standalone event stream, which may
+    carry nothing for minutes, kept its client waiting for its headers."""
+    spliced.json_placeholder(b"1")
+    sent: list[MutableMapping[str, Any]] = []
+    started = asyncio.Event()
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message)
+        started.set()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send(start(None))
+        await asyncio.sleep(3600)  # an idle stream
+
+    async def main() -> None:
+        serving = asyncio.ensure_future(spliced.written_in_pieces(app)({"type": "http"}, None, send))
+        await asyncio.wait_for(started.wait(), 5)
+        serving.cancel()
+
+    asyncio.run(main())
+    assert sent == [start(None)]
+
+
 def test_a_start_held_for_a_body_that_never_comes_is_still_sent() -> None:
     spliced.json_placeholder(b"1")  # another call's answer is pending, so starts are held
 

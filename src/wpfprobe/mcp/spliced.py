@@ -172,8 +172,9 @@ def written_in_pieces(app: Any) -> Any:
 
 
 class _Writer:
-    """One response's ``send``: its start held while a placeholder may be in its body (whose length
-    then changes), its body spliced."""
+    """One response's ``send``: a sized answer's start held while a placeholder may be in its body
+    (whose length then changes), its body spliced. An event stream's start (no length: the
+    standalone stream may carry nothing for minutes) goes at once, its events spliced."""
 
     def __init__(self, send: Send) -> None:
         self._send = send
@@ -183,7 +184,7 @@ class _Writer:
     async def send(self, message: MutableMapping[str, Any]) -> None:
         kind = message.get("type")
         if kind == "http.response.start":
-            if _pending:
+            if _pending and _length(message) is not None:
                 self._start = message
                 return
             await self._send(message)
@@ -192,7 +193,7 @@ class _Writer:
             await self._send(message)
             return
         more = bool(message.get("more_body", False))
-        if self._start is not None and _length(self._start) is not None and more:
+        if self._start is not None and more:
             self._body.append(bytes(message.get("body", b"")))  # a sized body is spliced whole
             return
         body = b"".join([*self._body, bytes(message.get("body", b""))])
