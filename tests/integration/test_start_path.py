@@ -69,6 +69,11 @@ class App:
         assert record is not None, (text, self.stderr[-30:])
         return record
 
+    def logged_within(self, text: str, seconds: float) -> bool:
+        """Whether a record saying ``text`` is logged within ``seconds`` (False: it was not by then)."""
+        with self._logged:
+            return self._logged.wait_for(lambda: any(text in str(r) for r in self.log), seconds)
+
     def manifest(self) -> _manifest.Manifest:
         """The app's manifest, once the probe's start-up has written it."""
         deadline = time.monotonic() + DEADLINE
@@ -128,6 +133,15 @@ def call_in_thread(url: str, token: str, tool: str) -> tuple[threading.Thread, d
     return thread, box
 
 
+def assert_answered_with_the_window(thread: threading.Thread, box: dict[str, Any]) -> None:
+    thread.join(DEADLINE)
+    assert not thread.is_alive(), "the call never returned"
+    assert "error" not in box, box
+    answer = box["answer"]
+    assert not answer.is_error, answer
+    assert [w["title"] for w in answer.structured_content["windows"]] == ["early start"]
+
+
 def test_a_tool_call_before_the_probe_attached_waits_and_answers(tmp_path: Path, display: str | None) -> None:
     """The app calls start() before its message loop runs: the probe can attach only once it
     does. A client's call made meanwhile is answered once it has, with the app's window."""
@@ -139,12 +153,7 @@ def test_a_tool_call_before_the_probe_attached_waits_and_answers(tmp_path: Path,
         app.wait_for_log("a tool call waits for the probe to attach")
         assert thread.is_alive(), box
         app.tell()  # now the app runs its message loop
-        thread.join(DEADLINE)
-        assert not thread.is_alive(), "the call never returned"
-        assert "error" not in box, box
-        answer = box["answer"]
-        assert not answer.is_error, answer
-        assert [w["title"] for w in answer.structured_content["windows"]] == ["early start"]
+        assert_answered_with_the_window(thread, box)
         # Written once the start-up is over: a client that finds the app through it finds it all there.
         assert app.manifest().url == url
     finally:
@@ -166,18 +175,11 @@ def test_a_ui_thread_busy_past_the_timeout_at_start_delays_the_attach_but_does_n
         thread, box = call_in_thread(url, token, "wpf_get_windows")
         app.wait_for_log("a tool call waits for the probe to attach")
         # Three times the start's timeout: the attach would have failed by now.
-        with app._logged:
-            failed = app._logged.wait_for(lambda: any("could not attach" in str(r) for r in app.log), 3.0)
-        assert not failed, app.stderr[-30:]
+        assert not app.logged_within("could not attach", 3.0), app.stderr[-30:]
         assert thread.is_alive(), box
         app.tell("release")
         assert app.line("READY ") == "READY ok"
-        thread.join(DEADLINE)
-        assert not thread.is_alive(), "the call never returned"
-        assert "error" not in box, box
-        answer = box["answer"]
-        assert not answer.is_error, answer
-        assert [w["title"] for w in answer.structured_content["windows"]] == ["early start"]
+        assert_answered_with_the_window(thread, box)
         assert app.manifest().url == url
     finally:
         status = app.end()
