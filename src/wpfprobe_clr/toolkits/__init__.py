@@ -57,7 +57,10 @@ def find_app(*, shown: bool = False) -> Any:
             return app
     raise AppNotAvailableError(
         "No WPF Application or open WinForms form was found in this process.",
-        suggestion="Pass the app object to attach(), or attach after the first window is shown.",
+        suggestion=(
+            "Pass the app to wpfprobe.start() or attach() (the WPF Application or main Window, or the "
+            "WinForms main Form), or call it once the first window is shown."
+        ),
     )
 
 
