@@ -11,6 +11,8 @@ any thread. ``connect(app)`` with no located app does both.
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -91,6 +93,18 @@ def locate(app: Any = None, *, runtime: RuntimeKind | None = None, load: bool = 
     return Located(app, kind, facts, ui_thread_marshal(app, kind))
 
 
+def _say_waiting(answered: threading.Event, every: float, limit: float) -> None:
+    waited = every
+    while not answered.wait(every) and waited < limit:
+        logging.getLogger("wpfprobe.clr").info(
+            "the app's UI thread has not answered the probe for %g s (busy, or its message loop not "
+            "running yet): the probe waits up to %g s for it to attach",
+            waited,
+            limit,
+        )
+        waited += every
+
+
 def connect(
     app: Any = None,
     *,
@@ -125,14 +139,20 @@ def connect(
     # it), or while it loads its data. A busy moment must not leave a probe that never attached;
     # a call that timed out never runs, so there is nothing to undo.
     first_wait = max(timeout, LOOP_WAIT if first_wait is None else first_wait)
-    adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal, first_wait=first_wait)
-    compile_walk(kind, ui, after=compile_after)
-    # The object table is created on the UI thread: it is only ever used there.
-    objects = ui.run(ClrObjectTable, timeout=first_wait)
+    # Past each call's timeout the log says why the probe is not ready yet, until the UI thread answers.
+    answered = threading.Event()
+    threading.Thread(
+        target=_say_waiting, args=(answered, timeout, first_wait), name="wpfprobe-attach-wait", daemon=True
+    ).start()
+    try:
+        adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal, first_wait=first_wait)
+        compile_walk(kind, ui, after=compile_after)
+        # The object table is created on the UI thread: it is only ever used there.
+        objects = ui.run(ClrObjectTable, timeout=first_wait)
+    finally:
+        answered.set()
     try:
         ui.run(app_hooks(adapter, kind, catch=test_hooks), timeout=timeout)
     except Exception:
-        import logging  # noqa: PLC0415
-
         logging.getLogger("wpfprobe.clr").warning("could not hook the app's exception events", exc_info=True)
     return Connection(adapter, ui, objects, found.runtime.model(), kind, found.app, same_object, _os_input)

@@ -14,16 +14,20 @@ def test_the_compile_waits_for_after_then_compiles_on_its_thread(monkeypatch: py
 
     events: list[tuple[str, str]] = []
     gate = threading.Event()
+    entered = threading.Event()
 
     def after() -> None:
         events.append(("after", threading.current_thread().name))
+        entered.set()
         gate.wait(30)
 
     monkeypatch.setattr(toolkits, "prepare_walk", lambda kind: events.append(("compile", kind)))
     monkeypatch.setattr(_compiling, "suspend_mode_is_safe", lambda: True)
     monkeypatch.setattr(_compiling, "_started", set())
     _compiling.compile_walk("gate-test", None, after=after)
-    assert not _compiling.wait(0.2)  # still held by after
+    assert entered.wait(30)
+    # While after holds the thread, nothing is compiled.
+    assert not _compiling.wait(0)
     assert events == [("after", _compiling.THREAD_NAME)]
     gate.set()
     assert _compiling.wait(30)

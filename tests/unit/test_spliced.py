@@ -197,7 +197,7 @@ def test_an_event_streams_start_is_not_held_while_an_answer_is_pending() -> None
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await send(start(None))
-        await asyncio.sleep(3600)  # an idle stream
+        await asyncio.Event().wait()  # an idle stream: open until its client goes
 
     async def main() -> None:
         serving = asyncio.ensure_future(spliced.written_in_pieces(app)({"type": "http"}, None, send))
