@@ -96,6 +96,8 @@ def ensure_runtime(kind: RuntimeKind | None = None) -> RuntimeFacts:
     if not clr_is_loaded():
         _load(kind)
     description = runtime_facts()
+    if description.kind == "mono":
+        spawn_without_vfork()
     mode = os.environ.get(MONO_SUSPEND_VARIABLE)
     if description.kind == "mono" and mode != MONO_SAFE_SUSPEND:
         text = (
@@ -111,6 +113,32 @@ def ensure_runtime(kind: RuntimeKind | None = None) -> RuntimeFacts:
         else:
             warnings.warn(text, RuntimeWarning, stacklevel=_caller_stacklevel())
     return description
+
+
+def spawn_without_vfork() -> None:
+    """Make ``subprocess`` fork rather than vfork in this process (Mono only, Linux only).
+
+    With vfork, CPython blocks every signal in the spawning thread and then,
+    since 3.11.5 / 3.12 (gh-104372), waits for the GIL with them still blocked.
+    Mono stops the world for a collection by signalling every thread attached
+    to it, and waits until each one answers. So when the GIL's holder is in a
+    .NET call that collects (any pythonnet call may allocate), while another
+    thread of the app spawns a process, each waits for the other: the app
+    hangs for good. The probe's threads call .NET while the app runs, so an app
+    that spawned processes hung at every start of the probe here (4 in 4, a
+    Mono WinForms app spawning in a loop; the test is in test_spawning.py).
+    With fork, the spawning thread keeps the GIL and its signals, and the cost
+    is copying the page tables of the process (a few ms for hundreds of MiB).
+    ``subprocess._USE_VFORK`` is the switch CPython documents for this. It
+    stays off after the probe stops: the app's own threads that call .NET can
+    meet the same hang.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import subprocess  # noqa: PLC0415
+
+    if getattr(subprocess, "_USE_VFORK", False):
+        subprocess._USE_VFORK = False  # type: ignore[attr-defined]
 
 
 def _load(kind: RuntimeKind | None) -> None:
