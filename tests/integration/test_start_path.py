@@ -274,6 +274,7 @@ def make_tools(self):
     return real_make(self)
 def prepare(kind):
     mark("compile")
+    steps[-1].append(sys.getswitchinterval())
     real_prepare(kind)
 wpfprobe_clr.connect, server.ProbeHandle._make_tools, toolkits.prepare_walk = connect, make_tools, prepare
 handle = wpfprobe.start(app.app, name="start-turns")
@@ -290,7 +291,7 @@ def test_the_start_up_runs_its_python_in_turns_on_one_thread(tmp_path: Path, dis
     thread, wait longer for the GIL (docs/benchmarks-mcp.md): the server's SDK and tools were
     made on the server's thread while the start-up's thread imported and attached. Now the
     start-up's thread makes the server before the attach, and the walk's compile begins only
-    once the start-up is over."""
+    once the start-up is over, with the interpreter's switch interval still 1 ms."""
     env = {
         **os.environ, "WPFPROBE_HOME": str(tmp_path / "home"), "MONO_THREADS_SUSPEND": "preemptive",
         "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning",
@@ -307,7 +308,7 @@ def test_the_start_up_runs_its_python_in_turns_on_one_thread(tmp_path: Path, dis
     assert steps == [
         ["tools", "wpfprobe-start", False],
         ["attach", "wpfprobe-start", False],
-        ["compile", "wpfprobe-compile", True],
+        ["compile", "wpfprobe-compile", True, 0.001],
     ], done.stderr[-3000:]
 
 
