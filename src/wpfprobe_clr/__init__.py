@@ -33,6 +33,7 @@ __all__ = [
     "describe_clr",
     "ensure_clr",
     "locate",
+    "preload",
 ]
 
 
@@ -103,6 +104,16 @@ def _say_waiting(answered: threading.Event, every: float, limit: float) -> None:
             limit,
         )
         waited += every
+
+
+def preload(located: Located) -> None:
+    """Import what ``connect`` needs for ``located``'s toolkit, on any thread, without a call to
+    its UI thread: Python work (pythonnet reflects each .NET class a module imports) that a
+    caller may want done before the attach's UI calls, or in turns with other work."""
+    from wpfprobe_clr import _compiling, _objects, _os_input  # noqa: F401, PLC0415
+    from wpfprobe_clr.toolkits import preload as preload_toolkit  # noqa: PLC0415
+
+    preload_toolkit(located.toolkit)
 
 
 def connect(

@@ -8,13 +8,15 @@ compiling an expression reads types and members only, never a live control,
 so any thread may do it; until it is done, snapshots are read the engine's
 way (the walker's ``ready()`` is False), so nothing waits for it.
 
-``after`` (``wpfprobe.start()`` passes one) makes the thread wait before it
-starts: the compile is mostly Python (building the expression) and competes
-for the GIL with the server's imports and the engine's; run together on two
-cores, the three made the first answer later, and every Python handler of
-the app, on its UI thread, waited longer for the GIL meanwhile (issue 22
-item 3, measured in docs/benchmarks-mcp.md). No tool needs the compile: a
-snapshot is read the engine's way until it is ready.
+``after`` (``wpfprobe.start()`` passes one: until its start-up is over) makes
+the thread wait before it starts: the compile is mostly Python (building the
+expression; ``LambdaExpression.Compile`` itself runs without the GIL, as
+pythonnet lets it go during a .NET method's call) and competes for the GIL
+with the start-up's imports; run together on two cores, they made the first
+answer later, and every Python handler of the app, on its UI thread, waited
+longer for the GIL meanwhile (issue 22 item 3, measured in
+docs/benchmarks-mcp.md). No tool needs the compile: a snapshot is read the
+engine's way until it is ready.
 
 Two cases keep it elsewhere:
 

@@ -249,3 +249,104 @@ def test_the_walks_compile_waits_for_the_servers_tools(tmp_path: Path, display: 
     assert done.returncode == 0, done.stderr[-3000:]
     [line] = [line for line in done.stdout.splitlines() if line.startswith("ORDER ")]
     assert json.loads(line.removeprefix("ORDER ")) == {"tools_made": True}, done.stderr[-3000:]
+
+
+TURNS_APP = """
+import json, sys, threading
+sys.path.insert(0, sys.argv[1])
+import winforms_app
+app = winforms_app.start_in_background()
+import wpfprobe, wpfprobe_clr
+import wpfprobe_clr.toolkits as toolkits
+from wpfprobe.mcp import server
+from wpfprobe_clr import _compiling
+steps = []
+def mark(step):
+    handle = server.active_handle()
+    over = handle is not None and handle._startup.done
+    steps.append([step, threading.current_thread().name, over])
+real_connect, real_make, real_prepare = wpfprobe_clr.connect, server.ProbeHandle._make_tools, toolkits.prepare_walk
+def connect(*args, **kwargs):
+    mark("attach")
+    return real_connect(*args, **kwargs)
+def make_tools(self):
+    mark("tools")
+    return real_make(self)
+def prepare(kind):
+    mark("compile")
+    steps[-1].append(sys.getswitchinterval())
+    real_prepare(kind)
+wpfprobe_clr.connect, server.ProbeHandle._make_tools, toolkits.prepare_walk = connect, make_tools, prepare
+handle = wpfprobe.start(app.app, name="start-turns")
+handle.wait_ready(120)
+_compiling.wait(120)
+print("STEPS " + json.dumps(steps), flush=True)
+handle.stop()
+app.close()
+"""
+
+
+def test_the_start_up_runs_its_python_in_turns_on_one_thread(tmp_path: Path, display: str | None) -> None:
+    """Every Python thread of the probe busy at start made the app's Python handlers, on its UI
+    thread, wait longer for the GIL (docs/benchmarks-mcp.md): the server's SDK and tools were
+    made on the server's thread while the start-up's thread imported and attached. Now the
+    start-up's thread makes the server before the attach, and the walk's compile begins only
+    once the start-up is over, with the interpreter's switch interval still 1 ms."""
+    env = {
+        **os.environ, "WPFPROBE_HOME": str(tmp_path / "home"), "MONO_THREADS_SUSPEND": "preemptive",
+        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning",
+    }  # fmt: skip
+    if display:
+        env["DISPLAY"] = display
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    done = subprocess.run(
+        [sys.executable, "-c", TURNS_APP, str(examples)], env=env, capture_output=True, text=True, timeout=DEADLINE
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("STEPS ")]
+    steps = json.loads(line.removeprefix("STEPS "))
+    assert steps == [
+        ["tools", "wpfprobe-start", False],
+        ["attach", "wpfprobe-start", False],
+        ["compile", "wpfprobe-compile", True, 0.001],
+    ], done.stderr[-3000:]
+
+
+BROKEN_SERVER_APP = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import winforms_app
+app = winforms_app.start_in_background()
+import wpfprobe
+from wpfprobe.mcp import server
+def broken(self):
+    raise ImportError("a broken install of the MCP SDK")
+server.ProbeHandle._make_tools = broken
+handle = wpfprobe.start(app.app, name="broken-server")
+print("STOPPED " + str(handle.wait(120)), flush=True)
+deadline = time.monotonic() + 120
+while handle.running and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("RUNNING " + str(handle.running), flush=True)
+app.close()
+"""
+
+
+def test_a_server_that_cannot_be_made_stops_the_probe(tmp_path: Path, display: str | None) -> None:
+    """The server is made on the start-up's thread and handed to the server's: when it cannot be
+    made, the server's thread still reports it (logged) and the probe stops, socket and all,
+    rather than leave clients queued on a socket nobody serves."""
+    env = {
+        **os.environ, "WPFPROBE_HOME": str(tmp_path / "home"), "MONO_THREADS_SUSPEND": "preemptive",
+        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning", "WPFPROBE_LOG_LEVEL": "INFO",
+    }  # fmt: skip
+    if display:
+        env["DISPLAY"] = display
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    done = subprocess.run(
+        [sys.executable, "-c", BROKEN_SERVER_APP, str(examples)],
+        env=env, capture_output=True, text=True, timeout=DEADLINE,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "STOPPED True" in done.stdout and "RUNNING False" in done.stdout, (done.stdout, done.stderr[-3000:])
+    assert "the MCP server could not run" in done.stderr, done.stderr[-3000:]

@@ -136,7 +136,13 @@ def test_library_records_from_the_probe_s_threads_go_to_its_own_log_only() -> No
         def log(message: str) -> None:
             library.error(message)
 
-        for name, message in (("wpfprobe-mcp-http", "from the probe"), ("someone-else", "from the app")):
+        threads = (
+            ("wpfprobe-mcp-http", "from the probe"),
+            # The start-up's thread imports the SDK and makes the HTTP server (starting.py).
+            ("wpfprobe-start", "from the probe's start-up"),
+            ("someone-else", "from the app"),
+        )
+        for name, message in threads:
             thread = threading.Thread(target=log, args=(message,), name=name)
             thread.start()
             thread.join()
@@ -145,11 +151,15 @@ def test_library_records_from_the_probe_s_threads_go_to_its_own_log_only() -> No
         logging.getLogger().removeHandler(root)
         wire_logger.removeHandler(wire)
         wire_logger.setLevel(previous)
-    assert [(r.getMessage(), r.levelname) for r in wire.records] == [("from the probe", "DEBUG")]
+    assert [(r.getMessage(), r.levelname) for r in wire.records] == [
+        ("from the probe", "DEBUG"),
+        ("from the probe's start-up", "DEBUG"),
+    ]
     # Further up, the probe's record is a wpfprobe DEBUG record like any other (this process
     # asked for DEBUG); the others reach the root logger's handlers as they were.
     assert {(r.getMessage(), r.levelname) for r in root.records} == {
         ("from the probe", "DEBUG"),
+        ("from the probe's start-up", "DEBUG"),
         ("from the app", "ERROR"),
         ("GET /mcp", "WARNING"),
     }

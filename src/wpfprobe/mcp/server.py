@@ -102,6 +102,8 @@ class ProbeHandle:
         self._published = threading.Event()  # the manifest written, or never to be
         self._tools: ToolServer | None = None
         self._tools_made = threading.Event()
+        #: HTTP: makes the server, on the start-up's thread (``Startup.begin``'s ``serve``).
+        self._serve: Callable[[], None] | None = None
         # HTTP: made now, so that routes can be added before the server's thread has made the
         # MCP app they sit beside (``_http_app`` puts it in).
         self._routes: _Routes | None = _Routes(None) if transport == "http" else None
@@ -210,8 +212,8 @@ class ProbeHandle:
         return decorator(fn, name=name, ui_thread=ui_thread, tier=tier, add=self.add_custom_tool)  # type: ignore[no-any-return]
 
     def add_custom_tool(self, custom: CustomTool) -> None:
-        # The tools are made on the server's thread after start() returned: a tool added in
-        # the meantime waits for them (the SDK's import, a fraction of a second).
+        # The tools are made on the start-up's thread after start() returned (stdio: the server's):
+        # a tool added in the meantime waits for them (the SDK's import, a fraction of a second).
         self._tools_made.wait(TOOLS_WAIT)
         if self._tools is None or not self.running:
             raise InvalidArgumentError(
@@ -330,25 +332,30 @@ def start(
         after=lambda probe: _stop_with_ui(probe, ui_ended),
         on_failure=lambda err: _failed(handle, err),
         then=over,
-        compile_after=lambda: _tools_made_or_stopping(handle),
+        compile_after=lambda: _started_or_stopping(handle),
+        serve=handle._serve,
     )
     if transport == "stdio":
         _await_stdio_takeover(handle)
     return handle
 
 
-def _tools_made_or_stopping(handle: ProbeHandle) -> None:
-    """On the walk's compile thread, before it compiles: wait until the server's tools are made
-    (or it failed, or the probe stops, or the interpreter exits: exit joins the compile; at
-    most COMPILE_WAIT). The compile, the server's imports
-    and the engine's are mostly Python: run at once they competed for the GIL, which put the
-    first answer later and made the app's Python handlers on its UI thread wait longer. No
-    tool call needs the compile (snapshots are read the engine's way until it is ready)."""
+def _started_or_stopping(handle: ProbeHandle) -> None:
+    """On the walk's compile thread, before it compiles: wait until the start-up is over and
+    the server's tools are made (or either failed, or the probe stops, or the interpreter
+    exits: exit joins the compile; at most COMPILE_WAIT). Building the walk's expression is
+    mostly Python: run beside the start-up's imports it competed for the GIL, which put the
+    first answer later and made the app's Python handlers on its UI thread wait longer
+    (``starting.py``). No tool call needs the compile (snapshots are read the engine's way
+    until it is ready)."""
     deadline = time.monotonic() + COMPILE_WAIT
-    while not handle._tools_made.wait(0.05):
+    startup = handle._startup
+    while not (startup.done and handle._tools_made.wait(0.05)):
         exiting = not threading.main_thread().is_alive()
-        if exiting or handle._startup.stopping or time.monotonic() > deadline:
+        if exiting or startup.stopping or time.monotonic() > deadline:
             return
+        if not startup.done:
+            startup.wait(0.05)
 
 
 def _walk_compiled(startup: Startup) -> bool:
@@ -462,20 +469,53 @@ def _listening_socket(port: int) -> socket.socket:
 
 
 def _start_http_soon(startup: Startup, *, tier: Tier, port: int, token: str) -> ProbeHandle:
-    """The handle, with the socket listening; the server is made and served on its own thread."""
+    """The handle, with the socket listening; the server is made on the start-up's thread (its
+    ``serve`` step, ``starting.py`` says why there) and served on a thread of its own."""
     sock = _listening_socket(port)
     bound = sock.getsockname()[1]
     handle: ProbeHandle
+    made = _Made(startup)
 
     def build() -> Any:
-        # On the server's thread: the SDK, the tools' schemas, the ASGI app behind the guard.
-        return _http_app(handle, handle._make_tools().server, port=bound, token=token)
+        # On the start-up's thread: the SDK, the tools' schemas, the ASGI app behind the guard,
+        # uvicorn; the server's thread gets the app, or what went wrong, and runs it.
+        try:
+            app = _http_app(handle, handle._make_tools().server, port=bound, token=token)
+            import uvicorn  # noqa: F401, PLC0415
+        except Exception as exc:  # noqa: BLE001 - raised on the server's thread, which reports it
+            made.give(None, exc)
+        else:
+            made.give(app, None)
 
-    runner = _Runner(build, sock, on_failure=lambda: _server_failed(handle))
+    runner = _Runner(made.take, sock, on_failure=lambda: _server_failed(handle))
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
     handle = ProbeHandle(startup=startup, transport="http", tier=tier, url=url, token=token, runner=runner)
+    handle._serve = build
     runner.start()
     return handle
+
+
+class _Made:
+    """The ASGI app the start-up's thread made, handed to the server's thread."""
+
+    def __init__(self, startup: Startup) -> None:
+        self._startup = startup
+        self._given = threading.Event()
+        self._app: Any = None
+        self._error: BaseException | None = None
+
+    def give(self, app: Any, error: BaseException | None) -> None:
+        self._app, self._error = app, error
+        self._given.set()
+
+    def take(self) -> Any:
+        """The app, once made (raises what stopped it); None if the probe stops first."""
+        while not self._given.wait(0.05):
+            if self._startup.stopping:
+                return None
+        if self._error is not None:
+            raise self._error
+        return self._app
 
 
 def _server_failed(handle: ProbeHandle) -> None:
@@ -649,8 +689,9 @@ async def _refuse(
 class _Runner:
     """uvicorn on its own thread and event loop, serving an already-bound socket.
 
-    ``build`` makes the ASGI app on that thread first (importing the SDK and making the tools'
-    schemas take longer than ``start()`` may), then the accept loop begins.
+    ``build`` answers the ASGI app on that thread first (importing the SDK and making the tools'
+    schemas take longer than ``start()`` may: ``start()``'s is made on the start-up's thread and
+    handed over, ``_Made``; None if the probe stopped first), then the accept loop begins.
     """
 
     def __init__(
@@ -670,6 +711,8 @@ class _Runner:
     def _run(self) -> None:
         try:
             app = self._build()
+            if app is None:  # the probe stopped before its server was made
+                return
             import uvicorn  # noqa: PLC0415
 
             # No log_level, access_log=True and no log_config: anything else makes uvicorn reconfigure

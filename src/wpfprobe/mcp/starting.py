@@ -5,19 +5,36 @@ loop runs, so everything it does delays the app's first window; called in a
 running app (``wpfprobe attach`` does), a hold of the UI thread freezes the
 app. It does only what must happen before it returns (``server.start``: the
 cheap checks, the socket bound and listening, the token, the signals) and
-leaves the rest to two threads:
+leaves the rest to one thread, so that the probe runs Python on one thread at
+a time while it starts (below):
 
-- ``wpfprobe-start`` (this module's ``Startup``): the settings, the CLR
-  connection (the toolkit's modules, the adapter, a few short calls posted to
-  the UI thread: the object table, the app's event hooks, the binding hooks,
-  the UI's end), the engine, and the toolkit's .NET walk handed to a compile
-  thread (``wpfprobe_clr._compiling``), which waits for the server's tools to
-  be made before it compiles (the three competed for the GIL). Tool calls are answered once the
-  engine is made; then, once the compile is over, it writes the discovery
-  manifest (``server._publish``) and ends.
-- the server's thread (``server._Runner``): the MCP SDK and uvicorn imported,
-  the tools' schemas built, then the accept loop on the socket start() bound.
-  A client that connects before is queued by the kernel and served then.
+- ``wpfprobe-start`` (this module's ``Startup``), in this order: the
+  settings; the modules of the engine and the toolkit (``wpfprobe_clr.preload``:
+  pythonnet reflects the .NET classes they import); the server (``serve``: the
+  MCP SDK and uvicorn imported, the tools' schemas built, handed to the
+  server's thread); then the CLR connection (a few short calls posted to the
+  UI thread: the object table, the app's event hooks, the binding hooks, the
+  UI's end) and the engine. Tool calls are answered once the engine is made.
+  Then the toolkit's .NET walk is compiled on a thread of its own
+  (``wpfprobe_clr._compiling``), which waits for the start-up to be over; once
+  it is, this thread writes the discovery manifest (``server._publish``) and ends.
+- the server's thread (``server._Runner``): waits for the server that
+  ``serve`` made, then runs the accept loop on the socket start() bound. A client that
+  connects before is queued by the kernel and served then.
+
+Why in turns: the UI thread runs the app's handlers, which are Python, and
+the probe's own calls there; each waits for the GIL, and the more Python
+threads want it at once, the longer (a callable posted to the UI thread waited
+at most 2.6 ms with no other Python thread busy, 14 ms with one, 47 ms with
+two). The SDK's imports and the engine's ran on two threads at once before,
+and the compile beside the engine's (docs/benchmarks-mcp.md, "The hold at
+start"). The work that needs no UI thread comes first: an app that calls
+``start()`` before its message loop runs has the server made while it builds
+its window. (stdio: the server's thread makes its server itself, since
+``start()`` waits for it to take stdout over.) And while the start-up runs,
+compile included, the interpreter switches threads every 1 ms at most
+(``short_switches``), so a handler waits less for the Python the start-up
+runs between two native calls.
 
 A tool call that comes before the engine is made waits for it; if the start
 failed, every tool call answers that error (its code kept, the message saying
@@ -29,9 +46,12 @@ the UI's end.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import math
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from wpfprobe.core.errors import AppNotAvailableError, DispatcherBusyError, ProbeError
@@ -48,6 +68,8 @@ log = logging.getLogger("wpfprobe.server")
 THREAD_NAME = "wpfprobe-start"
 #: How long a tool call waits for an engine still being made (its UI calls are bounded by ui_timeout each).
 ENGINE_WAIT = 60.0
+#: The interpreter's switch interval while the probe starts (``short_switches``), in seconds.
+SWITCH_INTERVAL = 0.001
 
 
 class Startup:
@@ -74,6 +96,7 @@ class Startup:
         self._then: list[Callable[[Probe | None], None]] = []
         self._on_failure: list[Callable[[ProbeError], None]] = []
         self._compile_after: Callable[[], object] | None = None
+        self._serve: Callable[[], object] | None = None
         self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
 
     @classmethod
@@ -104,14 +127,19 @@ class Startup:
         on_failure: Callable[[ProbeError], None] | None = None,
         then: Callable[[Probe | None], None] | None = None,
         compile_after: Callable[[], object] | None = None,
+        serve: Callable[[], object] | None = None,
     ) -> None:
         """Start making the engine. ``after(probe)`` runs on the same thread once it is made
         (hooking the UI's end); ``on_failure(error)`` if it cannot be made; both before the
         start-up counts as over. ``then(probe or None)`` runs on the same thread after that,
         unless the probe is stopping (the tool calls waiting meanwhile are answered).
         ``compile_after()`` is called on the walk's compile thread before it compiles
-        (``wpfprobe_clr._compiling``)."""
+        (``wpfprobe_clr._compiling``). ``serve()`` makes the server, on the same thread before
+        the attach's calls to the UI thread (the module's docstring says why); it runs once
+        whatever happens, even when the start fails (the tools then answer why), unless the
+        probe is stopping; it must not raise."""
         self._compile_after = compile_after
+        self._serve = serve
         if after is not None:
             self._after.append(after)
         if on_failure is not None:
@@ -199,6 +227,10 @@ class Startup:
     # -- the thread -------------------------------------------------------------------
 
     def _run(self) -> None:
+        with short_switches():
+            self._start_up()
+
+    def _start_up(self) -> None:
         try:
             probe = self._make()
             if probe is not None:
@@ -224,6 +256,7 @@ class Startup:
         finally:
             self._located = None  # the app object: nothing of the UI is kept by a finished start
             self._settings_known.set()
+            self._serve_once()
             try:
                 self._report_failure()
             finally:
@@ -236,6 +269,11 @@ class Startup:
                 then(self._probe)
             except Exception:
                 log.warning("the probe's start-up could not finish", exc_info=True, extra=self._extra("INTERNAL"))
+
+    def _serve_once(self) -> None:
+        serve, self._serve = self._serve, None
+        if serve is not None and not self._stopping.is_set():
+            serve()
 
     def _report_failure(self) -> None:
         if self._error is None or self._stopping.is_set():
@@ -257,9 +295,13 @@ class Startup:
         if self._stopping.is_set():
             return None
         from wpfprobe.api.probe import connected  # noqa: PLC0415
-        from wpfprobe_clr import connect  # noqa: PLC0415
+        from wpfprobe_clr import connect, preload  # noqa: PLC0415
 
         assert self._located is not None
+        preload(self._located)
+        self._serve_once()
+        if self._stopping.is_set():
+            return None
         conn = connect(
             located=self._located,
             timeout=settings.ui_timeout,
@@ -273,6 +315,31 @@ class Startup:
 
     def _extra(self, outcome: str) -> dict[str, Any]:
         return {"app": self.app_id, "outcome": outcome}
+
+
+@contextlib.contextmanager
+def short_switches(interval: float = SWITCH_INTERVAL) -> Iterator[None]:
+    """The interpreter's switch interval at most ``interval`` meanwhile (the start-up's, compile
+    included), then as it was, unless someone else changed it since (the app: theirs is kept).
+
+    A thread that wants the GIL asks its holder to let go only after the switch interval (5 ms
+    by default), and may lose the race and wait again: a Python handler on the app's UI thread
+    waited several intervals in a row for the GIL while the start-up ran Python. With 1 ms, the
+    UI thread's longest hold during the start-up about halved, the first answer no later
+    (docs/benchmarks-mcp.md). Holds of one native call (a collection, pythonnet reflecting a
+    class) are as long as before: the interval cannot cut them.
+    """
+    before = sys.getswitchinterval()
+    if before <= interval:  # the app's is short already (set again, it would drift by a microsecond)
+        yield
+        return
+    sys.setswitchinterval(interval)
+    ours = sys.getswitchinterval()
+    try:
+        yield
+    finally:
+        if math.isclose(sys.getswitchinterval(), ours):
+            sys.setswitchinterval(before)
 
 
 def _failed(err: ProbeError, *, again: bool = False) -> ProbeError:

@@ -7,7 +7,8 @@ or an ERROR with a traceback there, and in an app that configured no logging
 Python's last-resort handler prints those on the app's stderr (in one that
 did, they land in the app's own log). Every input from a client is the probe's
 business, so a record those libraries make on one of the probe's server threads
-(named ``wpfprobe-mcp-*``) is filed as a DEBUG record of ``wpfprobe.wire``
+(named ``wpfprobe-mcp-*``), or on its start-up's thread, which makes the HTTP
+server (``wpfprobe-start``, mcp/starting.py), is filed as a DEBUG record of ``wpfprobe.wire``
 instead: seen with WPFPROBE_LOG_LEVEL=DEBUG, in wpfprobe's JSON lines, which keep
 an exception's type and stack but never its message. uvicorn's access records
 are dropped (wpfprobe logs each tool call itself).
@@ -25,6 +26,9 @@ from typing import Any
 
 SERVER_THREAD_PREFIX = "wpfprobe-mcp"
 """The probe's server threads are named ``wpfprobe-mcp-http`` and ``wpfprobe-mcp-stdio``."""
+#: The threads whose records of these libraries are the probe's: its servers', and its start-up's
+#: (``starting.THREAD_NAME``: it imports the SDK and makes the HTTP server).
+PROBE_THREADS = (SERVER_THREAD_PREFIX, "wpfprobe-start")
 LIBRARIES = ("mcp", "uvicorn", "starlette", "sse_starlette")
 WIRE_LOGGER = "wpfprobe.wire"
 
@@ -48,7 +52,7 @@ class _Route(logging.Handler):
         return True
 
     def emit(self, record: logging.LogRecord) -> None:
-        if threading.current_thread().name.startswith(SERVER_THREAD_PREFIX):
+        if threading.current_thread().name.startswith(PROBE_THREADS):
             if record.name.startswith("uvicorn.access") or not self._wire.isEnabledFor(logging.DEBUG):
                 return
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"

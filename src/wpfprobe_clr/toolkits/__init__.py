@@ -75,6 +75,15 @@ def ui_thread_marshal(app: Any, kind: ToolkitName) -> Any:
     return winforms_marshal(app)
 
 
+def preload(kind: str) -> None:
+    """Import the modules ``connect`` and ``app_hooks`` use for toolkit ``kind`` ("winforms" or
+    "wpf"), without a call to the UI thread."""
+    if kind == "winforms":
+        from wpfprobe_clr.toolkits.winforms import app_events, connect  # noqa: F401, PLC0415
+    elif kind == "wpf":
+        from wpfprobe_clr.toolkits.wpf import _adapter, _app_events  # noqa: F401, PLC0415
+
+
 def connect(
     app: Any, *, timeout: float, marshal: Any = None, first_wait: float | None = None
 ) -> tuple[Any, Any, ToolkitName]:
