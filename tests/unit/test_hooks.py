@@ -1,0 +1,104 @@
+"""``wpfprobe_clr._hooks``: what a stop takes off, and what it leaves when the UI thread cannot be reached.
+
+The real handlers are counted in a live app by
+``tests/integration/test_lifecycle.py::test_detach_then_attach_leaves_one_set_of_handlers``;
+here the UI thread is stood in for, to reach the cases a live app rarely shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from wpfprobe.core.errors import AppNotAvailableError, DispatcherBusyError
+from wpfprobe_clr import _exit, _hooks
+
+
+class _Ui:
+    def __init__(self, fails: BaseException | None = None) -> None:
+        self.fails = fails
+        self.timeouts: list[float | None] = []
+
+    def run(self, fn: Callable[[], Any], *, timeout: float | None = None) -> Any:
+        self.timeouts.append(timeout)
+        if self.fails is not None:
+            raise self.fails
+        return fn()
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> Any:
+    _hooks.take_off_left()
+    yield
+    _hooks.take_off_left()
+
+
+def test_all_come_off_in_one_call_to_the_ui_thread_bounded_by_the_timeout() -> None:
+    hooks, off = _hooks.Hooks(), []
+    hooks.added(lambda: off.append("control"))
+    hooks.added(lambda: off.append("loop end"), at_exit=True)
+    ui = _Ui()
+    assert _hooks.take_off([hooks], ui, timeout=2.5)
+    assert off == ["control", "loop end"] and ui.timeouts == [2.5]
+    assert not hooks.live and len(hooks) == 0
+    assert _hooks.take_off([hooks], ui, timeout=2.5) and off == ["control", "loop end"], "nothing comes off twice"
+
+
+def test_a_busy_ui_thread_leaves_its_handlers_for_the_next_attach() -> None:
+    hooks, off = _hooks.Hooks(), []
+    hooks.added(lambda: off.append("control"))
+    assert not _hooks.take_off([hooks], _Ui(DispatcherBusyError("busy")), timeout=0.1)
+    assert off == [] and not hooks.live, "nothing is run off the UI thread; what stays on is guarded"
+    _hooks.take_off_left()  # the next attach, on its UI thread
+    assert off == ["control"]
+
+
+def test_an_ended_ui_thread_leaves_its_handlers_to_the_exit() -> None:
+    hooks, off = _hooks.Hooks(), []
+
+    def loop_end() -> None:
+        off.append("loop end")
+
+    hooks.added(lambda: off.append("control"))
+    hooks.added(loop_end, at_exit=True)
+    assert not _hooks.take_off([hooks], _Ui(AppNotAvailableError("ended")), timeout=0.1)
+    _hooks.take_off_left()
+    assert off == [], "no thread but the UI thread calls into the CLR (Mono's exit waits for it)"
+    assert loop_end in _exit._unhooks, "the loop's end still comes off at exit"
+    _exit.forget(loop_end)
+
+
+def test_one_that_fails_to_come_off_does_not_stop_the_others() -> None:
+    hooks, off = _hooks.Hooks(), []
+
+    def gone() -> None:
+        raise RuntimeError("the object is gone")
+
+    hooks.added(gone)
+    hooks.added(lambda: off.append("next"))
+    assert _hooks.take_off([hooks], _Ui(), timeout=1)
+    assert off == ["next"]
+
+
+def test_what_comes_off_at_a_stop_is_not_taken_off_again_at_exit() -> None:
+    hooks = _hooks.Hooks()
+
+    def unhook() -> None:
+        pass
+
+    hooks.added(unhook, at_exit=True)
+    assert unhook in _exit._unhooks
+    _hooks.take_off([hooks], _Ui(), timeout=1)
+    assert unhook not in _exit._unhooks
+
+
+def test_the_shared_hooks_come_off_with_the_last_adapter() -> None:
+    _hooks.acquire()
+    _hooks.acquire()
+    assert _hooks.release() == []
+    assert _hooks.release() == [_hooks.SHARED]
+    _hooks.acquire()
+    assert _hooks.SHARED.live
+    assert _hooks.release() == [_hooks.SHARED]
