@@ -9,14 +9,17 @@ takes all of them off (``take_off``) in one call to the UI thread: a control's
 handler list belongs to its thread, and no other thread of the probe's may
 call into the CLR (Mono's exit waits for every thread that ever did, and the
 ending thread of ``wpfprobe run`` lives as long as the process: an unhook run
-there hung the app's exit). A stop never waits past the probe's ui timeout:
+there hung the app's exit). Nor may it let go of one: an unhook holds .NET objects
+(its delegate, the event's owner), and pythonnet frees one, on the thread that
+drops the last reference, by calling into the CLR; so the unhooks are dropped
+on the UI thread as they run, or kept. A stop never waits past the probe's ui timeout:
 
 - the UI thread is busy past the timeout: the call never runs (``UiThread``
   drops a call that timed out); the handlers stay on, and the next attach takes
   them off on its UI thread before it hooks anything (``take_off_left``).
 - the UI thread has ended: the objects of that UI went with it and raise
   nothing any more; the handlers on the UI loop's end come off at the exit
-  (``_exit``), the others stay where they are.
+  (``_exit``), the others stay where they are (held, never run: ``_kept``).
 
 Meanwhile a handler still on finds its set no longer ``live`` and does nothing.
 
@@ -63,12 +66,14 @@ class Hooks:
         if at_exit:
             _exit.on_exit(unhook)
 
-    def _take(self) -> tuple[list[Unhook], list[Unhook]]:
+    def _take_into(self, unhooks: list[Unhook], at_exit: list[Unhook]) -> None:
+        """Move this set's unhooks to the lists given (no other reference is left: see ``take_off``)."""
         with self._lock:
-            unhooks, at_exit = self._unhooks, self._at_exit
-            self._unhooks, self._at_exit = [], []
+            unhooks += self._unhooks
+            at_exit += self._at_exit
+            self._unhooks.clear()
+            self._at_exit.clear()
             self.live = False
-        return unhooks, at_exit
 
     def __len__(self) -> int:
         with self._lock:
@@ -81,6 +86,9 @@ _users_lock = threading.Lock()
 _users = 0
 _left: list[Unhook] = []
 """What a stop could not take off, the UI thread being busy: the next attach does (``take_off_left``)."""
+_kept: list[Unhook] = []
+"""What a stop could not take off, the UI thread having ended: never run, and held to the process's
+end so that no other thread lets go of its .NET objects (``take_off``)."""
 
 
 def acquire() -> None:
@@ -101,20 +109,34 @@ def release() -> list[Hooks]:
 
 def take_off(sets: Iterable[Hooks], ui: Any, *, timeout: float) -> bool:
     """Take off every handler of ``sets`` in one call to the UI thread, waiting at most ``timeout``
-    seconds for it; True if they all came off. Never raises (a stop goes on whatever happens here)."""
+    seconds for it; True if they all came off. Never raises (a stop goes on whatever happens here).
+
+    The calling thread never lets go of an unhook either: each holds .NET objects (the delegate,
+    the event's owner), and the last reference to one dropped on a thread frees it there, through
+    pythonnet, which is a call into the CLR: Mono's exit then waits for that thread (the ending
+    thread of ``wpfprobe run`` waits for good; the app hung at exit). So the unhooks are let go on
+    the UI thread as they run, and kept (``_left``, ``_kept``) when they cannot run."""
     unhooks: list[Unhook] = []
     at_exit: list[Unhook] = []
     for hooks in sets:
-        mine, exiting = hooks._take()
-        unhooks += mine
-        at_exit += exiting
+        hooks._take_into(unhooks, at_exit)
     if not unhooks:
         return True
+
+    def on_ui_thread() -> None:
+        for unhook in at_exit:
+            _exit.forget(unhook)
+        at_exit.clear()
+        _run(unhooks)
+
     try:
-        ui.run(lambda: _run(unhooks), timeout=timeout)
+        ui.run(on_ui_thread, timeout=timeout)
     except AppNotAvailableError:
         # The UI thread has ended (or the app is exiting): its objects went with it, and raise
         # nothing any more. What is on the loop's end comes off at the exit (``_exit``).
+        with _users_lock:
+            _kept.extend(unhooks)
+        unhooks.clear()
         return False
     except Exception:  # noqa: BLE001 - busy past the timeout: that call never runs
         with _users_lock:
@@ -125,9 +147,8 @@ def take_off(sets: Iterable[Hooks], ui: Any, *, timeout: float) -> bool:
             timeout,
             len(unhooks),
         )
+        unhooks.clear()
         return False
-    for unhook in at_exit:
-        _exit.forget(unhook)
     return True
 
 
@@ -136,12 +157,16 @@ def take_off_left() -> None:
     with _users_lock:
         left = list(_left)
         _left.clear()
-    _run(left)
+    _run(left)  # let go of here, on the UI thread
 
 
 def _run(unhooks: list[Unhook]) -> None:
-    for unhook in unhooks:
+    """Run and let go of each unhook, here on the UI thread (see ``take_off``), emptying the list."""
+    unhooks.reverse()
+    while unhooks:
+        unhook = unhooks.pop()
         try:
             unhook()
         except Exception:
             log.debug("a handler could not be taken off", exc_info=True)
+        del unhook

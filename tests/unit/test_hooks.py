@@ -7,6 +7,8 @@ here the UI thread is stood in for, to reach the cases a live app rarely shows.
 
 from __future__ import annotations
 
+import gc
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -102,3 +104,58 @@ def test_the_shared_hooks_come_off_with_the_last_adapter() -> None:
     _hooks.acquire()
     assert _hooks.SHARED.live
     assert _hooks.release() == [_hooks.SHARED]
+
+
+class _Held:
+    """Stands for the .NET objects an unhook holds: notes the thread that lets go of it last."""
+
+    def __init__(self, freed_on: list[str]) -> None:
+        self.freed_on = freed_on
+
+    def __del__(self, current_thread: Callable[[], threading.Thread] = threading.current_thread) -> None:
+        self.freed_on.append(current_thread().name)  # the module may be gone at interpreter exit
+
+
+class _UiOnItsThread(_Ui):
+    def run(self, fn: Callable[[], Any], *, timeout: float | None = None) -> Any:
+        self.timeouts.append(timeout)
+        if self.fails is not None:
+            raise self.fails
+        thread = threading.Thread(target=fn, name="ui")
+        thread.start()
+        thread.join()
+        return None
+
+
+def _holding(hooks: _hooks.Hooks, freed_on: list[str], *, at_exit: bool = False) -> None:
+    held = _Held(freed_on)
+    hooks.added(lambda: held.__class__, at_exit=at_exit)
+
+
+@pytest.mark.parametrize("at_exit", [False, True], ids=["control", "loop end"])
+def test_what_a_handler_holds_is_let_go_on_the_ui_thread_not_the_stopping_one(at_exit: bool) -> None:
+    # Letting go of a .NET object calls into the CLR: the stopping thread (wpfprobe run's ending
+    # thread, which lives as long as the process) then held Mono's exit up for good.
+    hooks, freed_on = _hooks.Hooks(), []
+    _holding(hooks, freed_on, at_exit=at_exit)
+    assert _hooks.take_off([hooks], _UiOnItsThread(), timeout=1)
+    gc.collect()
+    assert freed_on == ["ui"]
+
+
+@pytest.mark.parametrize("ui_is", ["ended", "busy"])
+def test_what_cannot_come_off_is_kept_not_let_go_on_the_stopping_thread(ui_is: str) -> None:
+    hooks, freed_on = _hooks.Hooks(), []
+    _holding(hooks, freed_on)
+    # A new error each time, as the UI thread raises it (one kept by the test would keep its frames).
+    ui = _UiOnItsThread(AppNotAvailableError("ended") if ui_is == "ended" else DispatcherBusyError("busy"))
+    assert not _hooks.take_off([hooks], ui, timeout=0.1)
+    ui.fails = None
+    gc.collect()
+    assert freed_on == []
+    if ui_is == "busy":
+        attach = threading.Thread(target=_hooks.take_off_left, name="ui")  # the next attach's UI thread
+        attach.start()
+        attach.join()
+        gc.collect()
+        assert freed_on == ["ui"]
