@@ -2,8 +2,9 @@
 
 ``AppDomain.UnhandledException`` reports an exception no code caught, on any
 thread. The process ends whatever its handlers do, so listening changes
-nothing: it is always hooked (once per process), and the event goes to the
-events file too, so that it outlives the process.
+nothing: it is always hooked (once per process, until the last probe stops:
+``_hooks.SHARED``), and the event goes to the events file too, so that it
+outlives the process.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from System import AppDomain, UnhandledExceptionEventHandler
 
 from wpfprobe.core import app_events
+from wpfprobe_clr._hooks import SHARED
 
 _WRAPPERS = frozenset({"System.Reflection.TargetInvocationException", "System.AggregateException"})
 
@@ -47,6 +49,8 @@ def install_appdomain_hook() -> None:
         return
 
     def on_unhandled(sender: Any, args: Any) -> None:
+        if not SHARED.live:
+            return
         try:
             kind, message, stack = describe(args.ExceptionObject)
             app_events.record_exception(
@@ -55,4 +59,17 @@ def install_appdomain_hook() -> None:
         except Exception:  # noqa: BLE001, S110 - nothing may be thrown back into a dying runtime
             pass
 
-    AppDomain.CurrentDomain.UnhandledException += UnhandledExceptionEventHandler(on_unhandled)
+    domain, handler = AppDomain.CurrentDomain, UnhandledExceptionEventHandler(on_unhandled)
+    domain.UnhandledException += handler
+
+    def unhook() -> None:
+        domain.UnhandledException -= handler
+        app_events.store().forget_hook("appdomain")
+
+    SHARED.added(unhook)
+
+
+def install_python_thread_hook() -> None:
+    """Python threads' uncaught exceptions too (``wpfprobe.core.app_events``), once."""
+    if app_events.install_python_thread_hook():
+        SHARED.added(app_events.remove_python_thread_hook)

@@ -5,7 +5,7 @@ the app loads it; the hook here is registered later, once the probe has hooked
 the UI, so it runs first (atexit is last in, first out). It does two things:
 
 - **It takes the probe's handlers off the toolkit's events** (the UI loop's
-  end, hooked by ``on_ui_exit``). pythonnet's shutdown ends a background UI
+  end, hooked by ``on_ui_exit``, unless a stop took them off already: ``_hooks``). pythonnet's shutdown ends a background UI
   thread with a ThreadAbortException, which raises the loop's exit events; a
   Python handler running then, while pythonnet takes its types apart, hung the
   process (a thread started from it never started) or crashed it. Nothing of
@@ -58,6 +58,13 @@ def on_exit(unhook: Callable[[], None]) -> None:
     with _lock:
         _unhooks.append(unhook)
     register()
+
+
+def forget(unhook: Callable[[], None]) -> None:
+    """The handler ``unhook`` takes off was taken off already (the probe stopped: ``_hooks``)."""
+    with _lock:
+        if unhook in _unhooks:
+            _unhooks.remove(unhook)
 
 
 def _before_runtime_shutdown() -> None:

@@ -24,6 +24,7 @@ is measured in benchmarks/bench_exit.py.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -322,3 +323,44 @@ def test_ctrl_c_closes_the_ui_and_ends_as_keyboard_interrupt(
     assert ended.stderr[-1] == "KeyboardInterrupt", ended.stderr
     assert not any("wpfprobe" in line or line.startswith("Exception ignored") for line in ended.stderr), ended.stderr
     assert_clean_end(ended, tmp_path, bound)
+
+
+def test_detach_then_attach_leaves_one_set_of_handlers(tmp_path: Path) -> None:
+    """Each start added another set of .NET handlers to the app (the UI loop's end, the structure
+    counters on every container, ...) and stop() took none off: an app attached and detached over
+    its life ran one more set per attach on every event. Now stop() takes every one off, and a
+    start after it adds exactly one set. Counted from the app's own .NET state (reflection on each
+    event's delegate), not from the probe; after stop, the app's events run no Python of the probe's.
+    """
+    env = dict(os.environ, WPFPROBE_HOME=str(tmp_path))
+    try:
+        done = subprocess.run(
+            [sys.executable, str(SCRIPTS / "handler_cycles.py")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE * 2,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the start/stop cycles did not finish within {DEADLINE * 2:g} s")
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    facts = json.loads(line.removeprefix("RESULT "))
+    before, attached_again = facts["before"], facts["attachedAgain"]
+    one_set = {event: n - before[event] for event, n in facts["attached"][0].items()}
+    # The probe hooks each of these once while attached (so the census can see a set at all).
+    hooked = {event for event, n in one_set.items() if n > 0}
+    assert hooked >= {
+        "Application.ThreadExit", "form.ControlAdded", "form.ControlRemoved", "panel.ControlAdded",
+        "menu.ItemAdded", "greeting.Binding.BindingComplete",
+    }, one_set  # fmt: skip
+    for cycle, stopped in enumerate(facts["stopped"], 1):
+        assert stopped == before, f"after stop #{cycle}, handlers the probe added are still on the app's events"
+    for cycle, attached in enumerate(facts["attached"], 1):
+        assert attached == facts["attached"][0], f"attach #{cycle} added another set of handlers"
+    assert attached_again == facts["attached"][0], "the attach after three detaches added more than one set"
+    assert facts["probeFramesAfterStop"] == [], "an event fired in the app after stop() ran the probe's Python"
+    # The same check while attached does see the probe's handler: it could have failed.
+    assert any("_on_binding_complete" in frame for frame in facts["probeFramesAttached"])
+    assert facts["probeThreadsAfterStop"] == []

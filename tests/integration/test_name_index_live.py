@@ -61,8 +61,13 @@ def test_the_index_is_made_by_the_walk_in_net_and_a_change_in_a_container_it_hoo
     # UI thread at 5,000 controls); the .NET walk reads them, and hooks each container's child events
     # itself, as StructureWatch.watch does: a control added to one only it hooked must be counted.
     from wpfprobe.engine import locating
+    from wpfprobe_clr import _compiling
 
     engine = probe.engine
+    # Attaching started the walk's compile (on a thread of its own, or posted to the UI thread):
+    # until it is done, the index is made the engine's way.
+    assert _compiling.wait(120)
+    engine.hop(lambda h: None)
     ui = engine.ui
     walks: list[Any] = []
     index_walk = locating.Locating._index_walk

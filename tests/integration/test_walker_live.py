@@ -26,12 +26,16 @@ MONO = not sys.platform.startswith("win")
 
 @pytest.fixture(autouse=True)
 def _walk_compiled(probe: Any, toolkit: str) -> None:
-    """Attaching posted the walk's compilation to the UI thread; a hop after it finds it done."""
+    """Attaching started the walk's compile: on a thread of its own (waited for), or, in Mono's
+    unsafe suspend modes, posted to the UI thread (a hop after it finds it done)."""
+    from wpfprobe_clr import _compiling
+
     if toolkit == "wpf":
         from wpfprobe_clr.toolkits.wpf import _walker as walker
     else:
         from wpfprobe_clr.toolkits.winforms import walker  # type: ignore[no-redef]
 
+    assert _compiling.wait(120)
     probe.engine.hop(lambda h: None)
     assert walker.ready()
 

@@ -116,6 +116,12 @@ class EventStore:
             self.hooks.append(name)
             return True
 
+    def forget_hook(self, name: str) -> None:
+        """Note a hook as taken off (the probe stopped): a later attach installs it again."""
+        with self._lock:
+            if name in self.hooks:
+                self.hooks.remove(name)
+
     def clear(self) -> None:
         with self._lock:
             self._events.clear()
@@ -160,10 +166,12 @@ def _append_to_file(event: AppEvent) -> None:
         pass  # the event is still in the store; the file is a help for after a crash, not the record
 
 
-def install_python_thread_hook() -> None:
-    """Record a Python thread's uncaught exception, then run the hook that was there."""
+def install_python_thread_hook() -> bool:
+    """Record a Python thread's uncaught exception, then run the hook that was there; False if
+    it was installed already."""
+    global _installed
     if not _STORE.add_hook("python-thread"):
-        return
+        return False
     previous = threading.excepthook
 
     def hook(args: threading.ExceptHookArgs) -> None:
@@ -177,6 +185,23 @@ def install_python_thread_hook() -> None:
         previous(args)
 
     threading.excepthook = hook
+    _installed = (hook, previous)
+    return True
+
+
+_installed: tuple[Any, Any] | None = None
+"""(the hook installed, the one it replaced)."""
+
+
+def remove_python_thread_hook() -> None:
+    """Put back the hook that was there before ``install_python_thread_hook`` (the probe stopped).
+    If the app has set one of its own since, which may call ours, ours cannot come out of that
+    chain: it stays (recording, and passing on), and a later attach adds no second one."""
+    global _installed
+    if _installed is not None and threading.excepthook is _installed[0]:
+        threading.excepthook = _installed[1]
+        _installed = None
+        _STORE.forget_hook("python-thread")
 
 
 def read_events_file(path: str | os.PathLike[str]) -> list[AppEvent]:
@@ -203,5 +228,6 @@ __all__ = [
     "python_stack",
     "read_events_file",
     "record_exception",
+    "remove_python_thread_hook",
     "store",
 ]

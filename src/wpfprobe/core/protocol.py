@@ -582,6 +582,14 @@ class ToolkitAdapter(Protocol):
         ``then``: a builtin (a function written in C), called from .NET once the loop has
         ended, after every handler of its end the probe added, with no Python frame between."""
 
+    def detach(self, ui: UiThread, *, timeout: float) -> None:
+        """Take off every handler the probe added to the app's events (the probe stops: its
+        ``stop()``, ``wpfprobe detach``), so that a later attach adds exactly one set again.
+
+        Called off the UI thread, unlike the rest: what must run there goes through ``ui``,
+        waiting ``timeout`` seconds at most; a handler that cannot be taken off (the UI thread
+        ended, or stayed busy) does nothing from then on. Never raises."""
+
     # -- why is my UI wrong ---------------------------------------------------
 
     def bindings(self, element: Any) -> list[BindingDescription]:

@@ -303,6 +303,10 @@ def process_name() -> str:
         return os.path.basename(sys.executable)
 
 
+#: The adapter's methods called off the UI thread (they go there through the UiThread they are given).
+_OFF_UI_THREAD = frozenset({"detach"})
+
+
 class _ThreadCheckedAdapter:
     """Wraps an adapter so any call off the UI thread fails loudly and is recorded."""
 
@@ -316,7 +320,7 @@ class _ThreadCheckedAdapter:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._inner, name)
-        if not callable(attr):
+        if not callable(attr) or name in _OFF_UI_THREAD:
             return attr
 
         def checked(*args: Any, **kwargs: Any) -> Any:

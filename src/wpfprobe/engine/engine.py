@@ -9,6 +9,7 @@ which only the UI thread touches; cursors live on the caller's side.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Callable, Generator, Sequence
@@ -51,6 +52,8 @@ from wpfprobe.engine.redo import python_value
 from wpfprobe.engine.target import Target, Tier
 from wpfprobe.engine.why import WhyQueries
 
+log = logging.getLogger("wpfprobe.engine")
+
 
 class Engine(WhyQueries):
     """Every query of the read tier; ``driver`` holds the interact and mutate operations."""
@@ -73,6 +76,18 @@ class Engine(WhyQueries):
         #: Input, waits and mutation (the interact and mutate tiers).
         self.driver = Driver(self, os_input=os_input)
         self._window_watch = WindowWatch()
+
+    def close(self) -> None:
+        """The probe stops: the audit log closed, and every handler the probe added to the app's
+        events taken off (``ToolkitAdapter.detach``, bounded by ``ui_timeout``). Never raises."""
+        self.driver.close()
+        detach = getattr(self.adapter, "detach", None)  # a test's fake toolkit may have none
+        if detach is None:
+            return
+        try:
+            detach(self.ui, timeout=self.settings.ui_timeout)
+        except Exception:
+            log.warning("the probe's event handlers could not be taken off the app", exc_info=True)
 
     def session_info(self, *, tier: Tier = "read") -> SessionInfo:
         window_ids = self.hop(lambda h: [h.id(w) for w in h.adapter.roots()])

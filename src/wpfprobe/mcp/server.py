@@ -171,7 +171,8 @@ class ProbeHandle:
             # A start still under way ends after its current step (each is bounded by ui_timeout).
             self._startup.stop(timeout)
             if self._startup.done and self._startup.error is None:
-                self._startup.probe().engine.driver.close()
+                # Before the poster goes: the probe's handlers come off the app on its UI thread.
+                self._startup.probe().engine.close()
             _release_ui_poster()
             if self._tools is not None and self._tools.recorder is not None:
                 self._tools.recorder.close()

@@ -656,7 +656,7 @@ _free: dict[str, list[Any]] = {}
 #: toolkit's has a Clear()).
 _POSITION = 7
 #: Slots at the end of the state for the toolkit's own use (``WalkFrame.toolkit_slot``), null when given back.
-TOOLKIT_SLOTS = 4
+TOOLKIT_SLOTS = 5
 _FIRST_TOOLKIT_SLOT = 16
 
 

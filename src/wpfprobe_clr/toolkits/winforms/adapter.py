@@ -4,7 +4,8 @@ Each method hands its call to the module that owns the concern (tree, properties
 bindings, diagnostics, blockers, actions, capture, ui_loop), so this class reads
 as the map of the protocol onto them. It keeps what is per adapter: the app's
 main form (weakly: a .NET WeakReference, or the DerivedHandle of a form whose
-class is written in Python) and the per-type caches. The answers for what WinForms does
+class is written in Python), the per-type caches, and the handlers it added to
+the app's events (``_hooks``), taken off by ``detach`` when the probe stops. The answers for what WinForms does
 not have (resources, triggers, behaviors, templates) need no module and are here.
 """
 
@@ -38,9 +39,11 @@ from wpfprobe.core.protocol import (
     ResourceEntry,
     TreeType,
     TriggerDescription,
+    UiThread,
     Unsupported,
     Walk,
 )
+from wpfprobe_clr import _hooks
 from wpfprobe_clr._ui_thread import exception_identity
 from wpfprobe_clr.net.derived import DerivedHandle, call, handle_of, is_a
 from wpfprobe_clr.toolkits.winforms import (
@@ -75,7 +78,9 @@ class WinFormsAdapter:
         self._main: Any = form if type(form) is DerivedHandle else WeakReference(form)
         self._type_names = tree.TypeNames()
         self._kinds = KindTable()
-        self._structure = structure.StructureWatch()
+        self.hooks = _hooks.Hooks()
+        self._structure = structure.StructureWatch(self.hooks)
+        _hooks.acquire()  # the process's shared hooks (exceptions, bindings), until detach
 
     def _main_form(self) -> Any | None:
         if type(self._main) is DerivedHandle:
@@ -139,10 +144,15 @@ class WinFormsAdapter:
         return exception_identity(error)
 
     def on_ui_exit(self, callback: Any) -> None:
-        ui_loop.on_ui_exit(callback)
+        ui_loop.on_ui_exit(callback, self.hooks)
 
     def request_close(self, then: Callable[[], object] | None = None) -> None:
-        ui_loop.request_close(then)
+        ui_loop.request_close(self.hooks, then)
+
+    def detach(self, ui: UiThread, *, timeout: float) -> None:
+        """Take off every handler this adapter added to the app's events, and the shared ones if it
+        is the last adapter using them (``_hooks``); on the UI thread, waiting ``timeout`` at most."""
+        _hooks.take_off([self.hooks, *_hooks.release()], ui, timeout=timeout)
 
     # -- properties --------------------------------------------------------
     def text_property(self, element: Any) -> PropertyDescriptor | None:

@@ -20,7 +20,9 @@ Two .NET events report them, and subscribing to them is not the same thing:
 
 If the app has a ThreadException handler of its own, it still runs: handlers
 add up. ``Application.ThreadException`` is per thread on .NET Framework, so
-``install`` runs on the UI thread.
+``install`` runs on the UI thread. The hooks are ``_hooks.SHARED``'s: the last
+probe's stop takes them off (then, with no handler, the app's exceptions go
+back to the dialog or Mono's exit).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from System.Threading import ThreadExceptionEventHandler
 from System.Windows.Forms import Application
 
 from wpfprobe.core import app_events
-from wpfprobe_clr._app_events import describe, install_appdomain_hook
+from wpfprobe_clr._app_events import describe, install_appdomain_hook, install_python_thread_hook
+from wpfprobe_clr._hooks import SHARED
 
 
 def install(*, catch: bool) -> list[str]:
@@ -41,12 +44,20 @@ def install(*, catch: bool) -> list[str]:
     if catch and store.add_hook("thread-exception"):
 
         def on_thread_exception(sender: Any, args: Any) -> None:
+            # Left on only if the probe's stop could not take it off: the app goes on as it did.
             try:
                 kind, message, stack = describe(args.Exception)
                 app_events.record_exception("thread-exception", kind, message, stack, handled=True)
             except Exception:  # noqa: BLE001, S110 - a failure to record must not become the app's exception
                 pass
 
-        Application.ThreadException += ThreadExceptionEventHandler(on_thread_exception)
-    app_events.install_python_thread_hook()
+        handler = ThreadExceptionEventHandler(on_thread_exception)
+        Application.ThreadException += handler
+
+        def unhook() -> None:
+            Application.ThreadException -= handler
+            store.forget_hook("thread-exception")
+
+        SHARED.added(unhook)
+    install_python_thread_hook()
     return list(store.hooks)

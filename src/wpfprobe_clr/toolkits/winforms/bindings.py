@@ -8,17 +8,22 @@ read live each time instead of being recorded.
 
 One store and one set of hooks per process: every probe attached to this app
 sees the same errors, and a binding is listened to once however many attach.
+The hooks are ``_hooks.SHARED``'s: the last probe's stop takes them off (a
+binding is held weakly until then), and a later attach hooks the bindings again.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import clr
+from System import WeakReference
 from System.ComponentModel import TypeDescriptor
-from System.Windows.Forms import Application, BindingSource, Control
+from System.Windows.Forms import Application, Binding, BindingCompleteEventHandler, BindingSource, Control
 
 from wpfprobe.core.protocol import BindingDescription, BindingErrorRecord, PropertyDescriptor
 from wpfprobe_clr._binding_errors import BindingErrorStore, WeakKeys
+from wpfprobe_clr._hooks import SHARED
 from wpfprobe_clr._values import type_full_name
 from wpfprobe_clr.net.derived import call, get, has_member, is_a, members_of
 from wpfprobe_clr.toolkits.winforms.values import plain
@@ -142,17 +147,42 @@ def _bindings_of(element: Any) -> list[Any]:
     return found
 
 
+_BINDING_COMPLETE = clr.GetClrType(Binding).GetEvent("BindingComplete")
+_handler: Any = None
+
+
 def _hook(binding: Any) -> None:
-    global _hooked
+    global _hooked, _handler
     if _hooked is None:
         _hooked = WeakKeys()
+        SHARED.added(_forget_hooked)
     if _hooked.known(binding) is None:
         _hooked.key(binding)
-        binding.BindingComplete += _on_binding_complete
+        if _handler is None:
+            _handler = BindingCompleteEventHandler(_on_binding_complete)
+        # Through EventInfo, not ``+=``: pythonnet's table of += handlers would keep the binding
+        # (and its control, its form) alive; the delegate is one, so it comes off as it went on.
+        _BINDING_COMPLETE.AddEventHandler(binding, _handler)
+        ref, handler = WeakReference(binding), _handler
+
+        def unhook() -> None:
+            target = ref.Target
+            if target is not None:
+                _BINDING_COMPLETE.RemoveEventHandler(target, handler)
+
+        SHARED.added(unhook)
+
+
+def _forget_hooked() -> None:
+    """The hooks came off: a later attach hooks every binding again."""
+    global _hooked
+    _hooked = None
 
 
 def _on_binding_complete(sender: Any, args: Any) -> None:
     # Runs inside the app's own binding code: it must never throw into it.
+    if not SHARED.live:
+        return  # the probe stopped and this handler could not be taken off (``_hooks``)
     try:
         binding = args.Binding
         control = get(binding, "Control") if binding is not None else None

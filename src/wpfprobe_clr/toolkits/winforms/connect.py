@@ -16,6 +16,7 @@ from System import Action
 from System.Windows.Forms import Control, Form
 
 from wpfprobe.core.errors import AppNotAvailableError
+from wpfprobe_clr._hooks import take_off_left
 from wpfprobe_clr._ui_thread import UiThread
 from wpfprobe_clr.net.derived import call, handle_of, is_a
 from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter
@@ -51,6 +52,8 @@ def connect(
 
     adapter = WinFormsAdapter(form)
     ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    # First, what an earlier probe's stop left on (its UI thread was busy): one set of handlers.
+    ui.post(take_off_left)
     # Errors are recorded from now on.
     ui.post(adapter.hook_bindings)
     # Once the loop ends, calls waiting for it fail at once instead of timing out.

@@ -8,6 +8,11 @@ expression (``net.expr``): it adds one to a counter in .NET, so a change in
 the app never calls into Python and an idle probe costs the UI thread
 nothing. The engine compares the counter before trusting its index.
 
+Every element hooked is also listed (a .NET ``WeakReference``: the list keeps
+no control alive), so that the probe's stop takes each handler off again
+(``unwatch_all``, registered with the adapter's ``_hooks``): a later attach
+hooks the same controls with a new counter, and one left on would count on.
+
 A control whose class is written in Python is met as a ``DerivedHandle``:
 it is hooked and remembered through .NET-side code (``net.derived.invoke``,
 ``net.bridge.table_*``), so the object never crosses into Python.
@@ -22,7 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 import clr
-from System import Array, Int32, Object, String
+from System import Array, Int32, Object, String, WeakReference
+from System.Collections.Generic import List
 from System.Reflection import EventInfo
 from System.Runtime.CompilerServices import ConditionalWeakTable
 from System.Windows.Forms import (
@@ -35,12 +41,15 @@ from System.Windows.Forms import (
     ToolStripItemEventHandler,
 )
 
+from wpfprobe_clr._hooks import Hooks
 from wpfprobe_clr.net import bridge, derived, expr
 from wpfprobe_clr.net.derived import DerivedHandle
 
 _CONTROL_EVENTS = (clr.GetClrType(Control).GetEvent("ControlAdded"), clr.GetClrType(Control).GetEvent("ControlRemoved"))
 _ITEM_EVENTS = (clr.GetClrType(ToolStrip).GetEvent("ItemAdded"), clr.GetClrType(ToolStrip).GetEvent("ItemRemoved"))
 _ADD_HANDLER = clr.GetClrType(EventInfo).GetMethod("AddEventHandler")
+#: The hooked elements, listed weakly to take the handlers off again (``StructureWatch.unwatch_all``).
+TARGETS = List[WeakReference]
 
 
 #: The hooked elements: one table for all, also for Python-defined controls (keyed in .NET by the
@@ -51,15 +60,33 @@ WATCH_TABLE = ConditionalWeakTable[Object, String]
 class StructureWatch:
     """One counter per adapter, and the elements whose children it counts."""
 
-    def __init__(self) -> None:
+    def __init__(self, hooks: Hooks) -> None:
         self._counter = Array.CreateInstance(Int32, 1)
         self._watched = WATCH_TABLE()
+        self._targets = TARGETS()
+        self._pruned_at = 0
         self._on_control = self._counting(ControlEventHandler, ControlEventArgs)
         self._on_item = self._counting(ToolStripItemEventHandler, ToolStripItemEventArgs)
+        hooks.added(self.unwatch_all)
 
-    def for_walk(self) -> tuple[Any, Any, Any]:
-        """What the .NET walk hooks controls with, as ``watch`` does (``walker.walking``'s ``watch``)."""
-        return self._watched, self._on_control, self._on_item
+    def for_walk(self) -> tuple[Any, Any, Any, Any]:
+        """What the .NET walk hooks controls with, as ``watch`` does (``walker.walking``'s ``watch``):
+        the table of hooked elements, the two handlers, and the list of hooked elements."""
+        self._prune()
+        return self._watched, self._on_control, self._on_item, self._targets
+
+    def _prune(self) -> None:
+        # Controls made and dropped over the probe's life leave dead entries: dropped whenever
+        # the list has doubled since, so it stays within twice the live controls hooked.
+        if self._targets.Count >= max(1024, 2 * self._pruned_at):
+            _prune_dead(self._targets)
+            self._pruned_at = self._targets.Count
+
+    def unwatch_all(self) -> None:
+        """Take the counting handlers off every element still alive (on the UI thread)."""
+        _unhook_all(self._targets, self._on_control, self._on_item)
+        self._targets.Clear()
+        self._watched = WATCH_TABLE()
 
     def _counting(self, delegate_type: Any, args_type: Any) -> Any:
         from System.Linq.Expressions import Expression  # noqa: PLC0415
@@ -88,6 +115,9 @@ class StructureWatch:
             self._hook(element, _CONTROL_EVENTS, self._on_control)
         elif element.HasDropDownItems:  # reading DropDown makes one: only where there are items
             self._hook(element.DropDown, _ITEM_EVENTS, self._on_item)
+            self._targets.Add(WeakReference(element.DropDown))
+        if isinstance(element, Control):
+            self._targets.Add(WeakReference(element))
         self._watched.Add(element, "")
         return True
 
@@ -101,6 +131,8 @@ class StructureWatch:
             hooks += [(event, self._on_item) for event in _ITEM_EVENTS]
         for event, handler in hooks:
             derived.invoke(_ADD_HANDLER, event, element, handler)
+        # Its handle's own WeakReference: unwatch_all reads its target in .NET only.
+        self._targets.Add(element.ref)
         bridge.table_add(self._watched, element.ref, "")
         return True
 
@@ -111,3 +143,62 @@ class StructureWatch:
         # forms alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).
         for event in events:
             event.AddEventHandler(target, handler)
+
+
+def _prune_dead(targets: Any) -> None:
+    expr.compiled(("winforms-structure", "prune"), _build_prune)(targets)
+
+
+def _unhook_all(targets: Any, on_control: Any, on_item: Any) -> None:
+    expr.compiled(("winforms-structure", "unhook"), _build_unhook)(targets, on_control, on_item)
+
+
+def _build_prune() -> Any:
+    """``Action<List<WeakReference>>``: drop the entries whose element is gone."""
+    from System import Action, Predicate  # noqa: PLC0415
+    from System.Linq.Expressions import Expression  # noqa: PLC0415
+
+    ref = expr.param(WeakReference, "ref")
+    dead = expr.compile_lambda(Predicate[WeakReference], Expression.Not(expr.prop(ref, "IsAlive")), ref)
+    targets = expr.param(TARGETS, "targets")
+    remove_all = expr.call(
+        targets, expr.method(TARGETS, "RemoveAll", Predicate[WeakReference]), expr.const(dead, Predicate[WeakReference])
+    )
+    return expr.compile_lambda(Action[TARGETS], remove_all, targets)
+
+
+def _build_unhook() -> Any:
+    """``Action<List<WeakReference>, ControlEventHandler, ToolStripItemEventHandler>``: take both
+    handlers off every element still alive, all in .NET (a Python-defined control never crosses)."""
+    from System import Action  # noqa: PLC0415
+    from System.Linq.Expressions import Expression  # noqa: PLC0415
+
+    targets = expr.param(TARGETS, "targets")
+    on_control = expr.param(ControlEventHandler, "onControl")
+    on_item = expr.param(ToolStripItemEventHandler, "onItem")
+    item = expr.variable(Object, "item")
+    target = expr.variable(Object, "target")
+    control = expr.convert(target, Control)
+    strip = expr.convert(target, ToolStrip)
+    body = expr.block(
+        [target],
+        expr.assign(target, expr.prop(expr.convert(item, WeakReference), "Target")),
+        Expression.IfThen(
+            expr.is_type(target, ToolStrip),
+            expr.block(
+                [],
+                expr.call(strip, expr.method(ToolStrip, "remove_ItemAdded", ToolStripItemEventHandler), on_item),
+                expr.call(strip, expr.method(ToolStrip, "remove_ItemRemoved", ToolStripItemEventHandler), on_item),
+            ),
+        ),
+        Expression.IfThen(
+            expr.is_type(target, Control),
+            expr.block(
+                [],
+                expr.call(control, expr.method(Control, "remove_ControlAdded", ControlEventHandler), on_control),
+                expr.call(control, expr.method(Control, "remove_ControlRemoved", ControlEventHandler), on_control),
+            ),
+        ),
+    )
+    action = Action[TARGETS, ControlEventHandler, ToolStripItemEventHandler]
+    return expr.compile_lambda(action, expr.for_each(targets, item, body), targets, on_control, on_item)

@@ -5,8 +5,9 @@ control's BeginInvoke. The app's forms may close while the thread goes on, so
 the probe makes a hidden control of its own on that thread, which lives as long
 as the message loop. When the loop ends (Application.ThreadExit on that
 thread), the probe is told, so calls waiting for it fail at once. The handler
-is taken off again as the process exits (``_exit``), before pythonnet shuts
-down: a Python handler must not run while it does.
+is taken off when the probe stops (``_hooks``), or as the process exits
+(``_exit``), before pythonnet shuts down: a Python handler must not run while
+it does.
 
 ``wpfprobe.start()`` uses this module on the app's thread before it returns
 (finding the form, and the hidden control when the caller is the UI thread),
@@ -19,12 +20,13 @@ from collections.abc import Callable
 from typing import Any
 
 import clr
-from System import Action, Object, Type
+from System import Action, EventHandler, Object, Type
 from System.Threading import Thread
 from System.Windows.Forms import Application, Control
 
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe_clr import _exit
+from wpfprobe_clr._hooks import Hooks
 from wpfprobe_clr._ui_thread import UiThread
 
 #: What pythonnet makes every Python-defined .NET type implement (``net.bridge`` has the same).
@@ -114,8 +116,9 @@ def marshal_control(form: Any, timeout: float, made: Marshal | None = None) -> M
     return bootstrap.run(_create)
 
 
-def on_ui_exit(callback: Any) -> None:
-    """Call ``callback`` once when the calling (UI) thread's message loop ends.
+def on_ui_exit(callback: Any, hooks: Hooks) -> None:
+    """Call ``callback`` once when the calling (UI) thread's message loop ends, until ``hooks`` are
+    taken off (the probe stopped).
 
     ``callback`` runs on the UI thread as its loop ends: it must return at once,
     and never start a thread or wait (see ``wpfprobe.mcp.ending``).
@@ -125,20 +128,22 @@ def on_ui_exit(callback: Any) -> None:
 
     def on_thread_exit(sender: Any, args: Any) -> None:
         # ThreadExit is raised on every thread whose message loop ends: only ours counts.
-        if fired or _exit.exiting or not Object.ReferenceEquals(Thread.CurrentThread, ui_thread):
+        if fired or _exit.exiting or not hooks.live or not Object.ReferenceEquals(Thread.CurrentThread, ui_thread):
             return
         fired.append(True)
         callback()
 
-    Application.ThreadExit += on_thread_exit
+    handler = EventHandler(on_thread_exit)
+    Application.ThreadExit += handler
 
     def unhook() -> None:
-        Application.ThreadExit -= on_thread_exit
+        Application.ThreadExit -= handler
 
-    _exit.on_exit(unhook)
+    # Also at exit, before pythonnet shuts down (its shutdown raises ThreadExit), if a stop has not.
+    hooks.added(unhook, at_exit=True)
 
 
-def request_close(then: Callable[[], object] | None = None) -> None:
+def request_close(hooks: Hooks, then: Callable[[], object] | None = None) -> None:
     """Ask the app to end, as a user closing its windows would (on the UI thread).
 
     Application.Exit raises each open form's FormClosing (CloseReason.ApplicationExitCall),
@@ -150,5 +155,12 @@ def request_close(then: Callable[[], object] | None = None) -> None:
         # Compiles an expression: imported only when an app is asked to end.
         from wpfprobe_clr.toolkits._after_loop import native_handler  # noqa: PLC0415
 
-        Application.ThreadExit += native_handler(then, only_on=Thread.CurrentThread)
+        handler = native_handler(then, only_on=Thread.CurrentThread)
+        Application.ThreadExit += handler
+
+        def unhook() -> None:
+            Application.ThreadExit -= handler
+
+        # The app may refuse to close: a stop after that must not leave ``then`` for a later end.
+        hooks.added(unhook)
     Application.Exit()

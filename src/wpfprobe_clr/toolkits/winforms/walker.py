@@ -45,7 +45,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from System import Array, Char, Int32, Object, String
+from System import Array, Char, Int32, Object, String, WeakReference
 from System import Exception as NetException
 from System import Type as NetType
 from System.Linq.Expressions import Expression
@@ -74,7 +74,7 @@ from wpfprobe_clr.toolkits._walk_format import ReadError, Walked, WalkedControl,
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.winforms import walk_items
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
-from wpfprobe_clr.toolkits.winforms.structure import WATCH_TABLE
+from wpfprobe_clr.toolkits.winforms.structure import TARGETS, WATCH_TABLE
 from wpfprobe_clr.toolkits.winforms.walk_grids import GridWalk
 from wpfprobe_clr.toolkits.winforms.walk_views import ViewWalk
 
@@ -109,13 +109,16 @@ def walking(root: Any, registry: Any, *, max_depth: int, cap: int, watch: tuple[
 
     ``registry`` is the object table's (``_objects.Registry``): ids are read
     from it, and made in it for controls met for the first time. ``watch``
-    (``StructureWatch.for_walk``: its table of hooked elements and its two
-    counting handlers): every control walked has its child events hooked as
+    (``StructureWatch.for_walk``: its table of hooked elements, its two
+    counting handlers and its list of them): every control walked has its child events hooked as
     ``StructureWatch.watch`` hooks them, in .NET; ``Walk.watched`` says
     whether all were.
     """
     failed = Array[Int32]([0])
-    extras = () if watch is None else (*watch, failed)
+    extras: tuple[Any, ...] = ()
+    if watch is not None:
+        table, on_control, on_item, targets = watch
+        extras = (table, on_control, on_item, failed, targets)
 
     def step(seconds: float | None, walk: Walked) -> bool:
         done = advance(E.compiled(_KEY, _build), Control, root, registry, max_depth, cap, walk, seconds, extras)
@@ -196,11 +199,13 @@ def _build_hides_text() -> Any:
 
 def _watched(f: WalkFrame, c: Any) -> Any:
     """Hook ``c``'s child events once, as ``StructureWatch.watch`` does, when the walk watches (its slots
-    hold the table of hooked elements, the two counting handlers and a flag set when a hook failed)."""
+    hold the table of hooked elements, the two counting handlers, a flag set when a hook failed and the
+    list of hooked elements, from which the probe's stop takes the handlers off again)."""
     table = f.toolkit_slot(0, WATCH_TABLE)
     on_control = f.toolkit_slot(1, ControlEventHandler)
     on_item = f.toolkit_slot(2, ToolStripItemEventHandler)
     failed = f.toolkit_slot(3, E.array_of(Int32))
+    targets = f.toolkit_slot(4, TARGETS)
     seen = E.variable(String, "seen")
     strip = E.convert(c, ToolStrip)
     hook = E.block(
@@ -214,6 +219,7 @@ def _watched(f: WalkFrame, c: Any) -> Any:
         ),
         E.call(c, E.method(Control, "add_ControlAdded", ControlEventHandler), on_control),
         E.call(c, E.method(Control, "add_ControlRemoved", ControlEventHandler), on_control),
+        E.call(targets, E.method(TARGETS, "Add", WeakReference), E.new(WeakReference, E.convert(c, Object))),
         E.call(table, E.method(WATCH_TABLE, "Add", Object, String), E.convert(c, Object), E.const("", str)),
     )
     found = E.call(table, E.typeof(WATCH_TABLE).GetMethod("TryGetValue"), E.convert(c, Object), seen)

@@ -9,6 +9,7 @@ from System import Action
 
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe.core.protocol import ObjectTable, Toolkit, Walk
+from wpfprobe_clr._hooks import take_off_left
 from wpfprobe_clr._ui_thread import UiThread
 from wpfprobe_clr.toolkits.wpf._actions import _ActionsMixin
 from wpfprobe_clr.toolkits.wpf._bindings import _BindingsMixin
@@ -93,6 +94,8 @@ def connect(app: Any, *, timeout: float) -> tuple[WpfAdapter, UiThread]:
         return bool(dispatcher.CheckAccess())
 
     ui = UiThread(post=post, check_access=check_access, default_timeout=timeout)
+    # First, what an earlier probe's stop left on (its UI thread was busy): one set of handlers.
+    ui.post(take_off_left)
     # Once the dispatcher shuts down, calls waiting for it fail at once instead of timing out.
     ui.post(lambda: adapter.on_ui_exit(ui.end))
     return adapter, ui

@@ -12,7 +12,8 @@
   thread; the process ends whatever its handlers do, so the probe always
   listens (and the record also goes to the events file, to outlive the process).
 
-``install`` runs on the UI thread, with the adapter's dispatcher.
+``install`` runs on the UI thread, with the adapter's dispatcher. The hooks
+are ``_hooks.SHARED``'s: the last probe's stop takes them off.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from wpfprobe.core import app_events
-from wpfprobe_clr._app_events import describe, install_appdomain_hook
+from wpfprobe_clr._app_events import describe, install_appdomain_hook, install_python_thread_hook
+from wpfprobe_clr._hooks import SHARED
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 
 if _WPF_LOAD_ERROR is None:
@@ -40,6 +42,8 @@ def install(dispatcher: Dispatcher, *, catch: bool) -> list[str]:
         def on_dispatcher_exception(sender: Any, args: Any) -> None:
             if not isinstance(args, DispatcherUnhandledExceptionEventArgs):
                 return
+            if not SHARED.live:
+                return  # the probe stopped, and could not take this handler off (``_hooks``)
             try:
                 kind, message, stack = describe(args.Exception)
                 app_events.record_exception("dispatcher", kind, message, stack, handled=catch or bool(args.Handled))
@@ -48,6 +52,13 @@ def install(dispatcher: Dispatcher, *, catch: bool) -> list[str]:
             if catch:
                 args.Handled = True
 
-        dispatcher.UnhandledException += DispatcherUnhandledExceptionEventHandler(on_dispatcher_exception)
-    app_events.install_python_thread_hook()
+        handler = DispatcherUnhandledExceptionEventHandler(on_dispatcher_exception)
+        dispatcher.UnhandledException += handler
+
+        def unhook() -> None:
+            dispatcher.UnhandledException -= handler
+            store.forget_hook("dispatcher")
+
+        SHARED.added(unhook)
+    install_python_thread_hook()
     return list(store.hooks)

@@ -6,7 +6,9 @@ update, a validation error) while it is live. WPF's data binding trace
 bindings that never attached included: the listener parses each trace line
 into the process-wide store, keyed by the target element as the trace names
 it (type and x:Name, else hash code). The listener is plain BCL
-(System.Diagnostics), so it runs, and is tested, where WPF does not.
+(System.Diagnostics), so it runs, and is tested, where WPF does not. It is one
+of ``_hooks.SHARED``'s: the last probe's stop takes it off again (and puts
+back the trace level it raised), and a later attach adds it again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from System.Diagnostics import SourceLevels, TraceListener
 
 from wpfprobe_clr._binding_errors import BindingErrorStore
+from wpfprobe_clr._hooks import SHARED
 from wpfprobe_clr._values import to_plain, type_full_name
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 
@@ -127,6 +130,8 @@ class BindingTraceListener(TraceListener):  # type: ignore[misc]
     def WriteLine(self, *args: Any) -> None:  # overrides TraceListener.WriteLine
         text = "".join(_trace_pending) + (str(args[0]) if args else "")
         _trace_pending.clear()
+        if not SHARED.live:
+            return  # the probe stopped, and could not take the listener off (``_hooks``)
         with contextlib.suppress(Exception):  # recording an error must not become one
             record_binding_trace(text)
 
@@ -142,7 +147,18 @@ def install_binding_trace() -> None:
     _trace_installed.append(True)
     PresentationTraceSources.Refresh()
     source = PresentationTraceSources.DataBindingSource
-    level = int(source.Switch.Level)
-    if 0 <= level < int(SourceLevels.Warning):
-        source.Switch.Level = SourceLevels.Warning
-    source.Listeners.Add(BindingTraceListener())
+    switch = source.Switch
+    level = switch.Level
+    raised = 0 <= int(level) < int(SourceLevels.Warning)
+    if raised:
+        switch.Level = SourceLevels.Warning
+    listener = BindingTraceListener()
+    source.Listeners.Add(listener)
+
+    def remove() -> None:
+        source.Listeners.Remove(listener)
+        if raised and int(switch.Level) == int(SourceLevels.Warning):
+            switch.Level = level  # unless the app has set a level of its own since
+        _trace_installed.clear()
+
+    SHARED.added(remove)

@@ -35,6 +35,10 @@ What was weighed (WPF's own source, as decompiled in public repositories):
   window holds that handler, which holds only the counter, so a closed window
   stays collectable. (A window opening is laid out, so it is counted above.)
 
+Both come off when the probe stops (``StructureWatch.unwatch_all``, one of
+the adapter's ``_hooks``), the windows found again through a list of weak
+references, so a later attach's counter is the only one counting.
+
 The handler (one for both events) is a delegate compiled from an expression
 (``net.expr``) that adds one to a counter in .NET: a layout pass never calls
 into Python, and an idle app runs no layout pass, so an idle probe costs the
@@ -85,11 +89,12 @@ from __future__ import annotations
 from typing import Any
 
 import clr
-from System import Array, EventArgs, EventHandler, Int32, Object, Type
+from System import Array, EventArgs, EventHandler, Int32, Object, Type, WeakReference
 from System.Reflection import EventInfo
 from System.Runtime.CompilerServices import ConditionalWeakTable
 
 from wpfprobe.core.protocol import ItemRef
+from wpfprobe_clr._hooks import Hooks
 from wpfprobe_clr.net import expr
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
 from wpfprobe_clr.toolkits.wpf._tree import _TreeAdapter
@@ -120,6 +125,10 @@ def counting_handler(counter: Any) -> Any:
     return expr.compile_lambda(EventHandler, Expression.PreIncrementAssign(slot), sender, args)
 
 
+def _target(ref: WeakReference) -> Any:
+    return ref.Target
+
+
 def _event(owner: Any, name: str) -> EventInfo:
     owner_type: Type = clr.GetClrType(owner)
     found: EventInfo = owner_type.GetEvent(name)
@@ -129,17 +138,37 @@ def _event(owner: Any, name: str) -> EventInfo:
 class StructureWatch:
     """One counter per adapter: layout passes and windows closed, hooked on first use on the UI thread."""
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    def __init__(self, dispatcher: Dispatcher, hooks: Hooks) -> None:
         self._dispatcher: Dispatcher = dispatcher
         self._counter = Array.CreateInstance(Int32, 1)
         self._handler: Any = None
         self._sentinel: UIElement | None = None
         self._windows = ConditionalWeakTable[Object, Object]()
+        self._hooked_windows: list[WeakReference] = []
+        self._hooks = hooks
+        hooks.added(self.unwatch_all)
+
+    def unwatch_all(self) -> None:
+        """Take the counting handler off the layout passes and every window still alive (on the UI
+        thread); a later use hooks afresh (a stopped probe's adapter is not used again)."""
+        handler, sentinel = self._handler, self._sentinel
+        self._handler, self._sentinel = None, None
+        if handler is None:
+            return
+        if sentinel is not None:
+            _event(UIElement, _LAYOUT_UPDATED).RemoveEventHandler(sentinel, handler)
+        closed = _event(Window, _CLOSED)
+        for ref in self._hooked_windows:
+            window = _target(ref)
+            if window is not None:
+                closed.RemoveEventHandler(window, handler)
+        self._hooked_windows = []
+        self._windows = ConditionalWeakTable[Object, Object]()
 
     def _hooked(self) -> Any:
         """The counting handler, hooked to the layout passes; None off the UI thread."""
         if self._handler is None:
-            if not self._dispatcher.CheckAccess():
+            if not self._hooks.live or not self._dispatcher.CheckAccess():
                 # A UIElement belongs to the dispatcher of the thread that makes it: one made
                 # elsewhere would count another thread's layout passes.
                 return None
@@ -177,6 +206,8 @@ class StructureWatch:
             if not found:
                 _event(Window, _CLOSED).AddEventHandler(element, handler)
                 self._windows.Add(element, None)
+                self._hooked_windows = [r for r in self._hooked_windows if _target(r) is not None]
+                self._hooked_windows.append(WeakReference(element))
             return PresentationSource.FromVisual(element) is not None
         return True  # below a shown window (the walk starts at the windows); see the module doc
 
@@ -186,7 +217,7 @@ class _StructureMixin(_TreeAdapter):
 
     def __init__(self, app: Any) -> None:
         super().__init__(app)
-        self._structure = StructureWatch(self.dispatcher)
+        self._structure = StructureWatch(self.dispatcher, self.hooks)
 
     def structure_version(self) -> int | None:
         return self._structure.version()

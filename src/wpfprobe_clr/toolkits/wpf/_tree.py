@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from System import Object, Type
+from System import EventHandler, Object, Type
 
 from wpfprobe.core.errors import ClrUnavailableError, InvalidArgumentError
-from wpfprobe.core.protocol import Bounds, ElementState, ItemRef, Naming, TreeType
-from wpfprobe_clr import _exit
+from wpfprobe.core.protocol import Bounds, ElementState, ItemRef, Naming, TreeType, UiThread
+from wpfprobe_clr import _exit, _hooks
 from wpfprobe_clr._values import type_full_name
 from wpfprobe_clr.toolkits.wpf._binding_trace import install_binding_trace
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
@@ -89,6 +89,9 @@ class _TreeAdapter:
         owner: DispatcherObject = self._app if self._app is not None else self._window
         self.dispatcher: Dispatcher = owner.Dispatcher
         self._type_names: dict[type, tuple[str, str]] = {}
+        #: The handlers this adapter adds to the app's events, taken off by ``detach`` (``_hooks``).
+        self.hooks = _hooks.Hooks()
+        _hooks.acquire()  # the process's shared hooks (exceptions, binding trace), until detach
         install_binding_trace()
 
     # -- trees
@@ -207,21 +210,29 @@ class _TreeAdapter:
 
     def on_ui_exit(self, callback: Callable[[], None]) -> None:
         """``callback`` once, on the UI thread, when its dispatcher starts to shut down; it must
-        return at once (see the WinForms ``ui_loop.on_ui_exit``). Unhooked at exit (``_exit``)."""
+        return at once (see the WinForms ``ui_loop.on_ui_exit``). Unhooked when the probe stops
+        (``detach``) or at exit (``_exit``)."""
         fired: list[bool] = []
         dispatcher = self.dispatcher
+        hooks = self.hooks
 
         def on_shutdown(sender: object, args: object) -> None:
-            if not fired and not _exit.exiting:
+            if not fired and not _exit.exiting and hooks.live:
                 fired.append(True)
                 callback()
 
-        dispatcher.ShutdownStarted += on_shutdown
+        handler = EventHandler(on_shutdown)
+        dispatcher.ShutdownStarted += handler
 
         def unhook() -> None:
-            dispatcher.ShutdownStarted -= on_shutdown
+            dispatcher.ShutdownStarted -= handler
 
-        _exit.on_exit(unhook)
+        hooks.added(unhook, at_exit=True)
+
+    def detach(self, ui: UiThread, *, timeout: float) -> None:
+        """Take off every handler this adapter added to the app's events, and the shared ones if it
+        is the last adapter using them (``_hooks``); on the UI thread, waiting ``timeout`` at most."""
+        _hooks.take_off([self.hooks, *_hooks.release()], ui, timeout=timeout)
 
     def request_close(self, then: Callable[[], object] | None = None) -> None:
         """Ask the app to end, as its user closing it would (on the UI thread).
@@ -234,7 +245,15 @@ class _TreeAdapter:
         if then is not None:
             from wpfprobe_clr.toolkits._after_loop import native_handler  # noqa: PLC0415
 
-            self.dispatcher.ShutdownFinished += native_handler(then)
+            handler = native_handler(then)
+            dispatcher = self.dispatcher
+            dispatcher.ShutdownFinished += handler
+
+            def unhook() -> None:
+                dispatcher.ShutdownFinished -= handler
+
+            # The app may refuse to close: a stop after that must not leave ``then`` for a later end.
+            self.hooks.added(unhook)
         app = self._application()
         if app is not None:
             app.Shutdown()
