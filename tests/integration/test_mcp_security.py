@@ -191,7 +191,11 @@ def test_foreign_host_headers_get_421(mcp_server: Any, port: int) -> None:
         reply = send(mcp_server, host=host)
         assert reply.status == 421, (host, reply)
     # No Host at all: HTTP/1.1 requires one, so the HTTP layer (400) or the guard (421) refuses it.
-    assert send(mcp_server, host=None).status in (400, 421), "no Host header at all"
+    # Sent without a body: the HTTP layer refuses on the headers and closes, and a body still
+    # unread then makes the kernel reset the connection, which can drop the 400 before the
+    # client reads it (seen in a long run: ConnectionResetError; 3 in 300 such requests to a bare
+    # uvicorn here, none without the body).
+    assert send(mcp_server, host=None, body=None).status in (400, 421), "no Host header at all"
 
 
 def test_loopback_host_headers_are_accepted(mcp_server: Any, port: int) -> None:
