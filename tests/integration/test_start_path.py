@@ -236,19 +236,32 @@ def test_the_walks_compile_waits_for_the_servers_tools(tmp_path: Path, display: 
     """The walk's compile, the server's imports and the engine's are mostly Python: run at once
     on their three threads they competed for the GIL (the first answer came later, the app's
     Python handlers waited longer). The compile begins only once the server's tools are made."""
+    assert run_example_script(ORDER_APP, "ORDER", tmp_path, display) == {"tools_made": True}
+
+
+def run_example_script(code: str, label: str, tmp_path: Path, display: str | None) -> Any:
+    """Run ``code`` (``run_example``); the JSON it printed on its one line ``<label> ...``."""
+    done = run_example(code, tmp_path, display)
+    found = [line for line in done.stdout.splitlines() if line.startswith(label + " ")]
+    assert len(found) == 1, (done.stdout[-2000:], done.stderr[-3000:])
+    return json.loads(found[0].removeprefix(label + " "))
+
+
+def run_example(code: str, tmp_path: Path, display: str | None, **env_extra: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code``, given the examples folder as its argument, in a Python process of its own
+    with the probe's test environment (plus ``env_extra``); it must end with status 0."""
     env = {
         **os.environ, "WPFPROBE_HOME": str(tmp_path / "home"), "MONO_THREADS_SUSPEND": "preemptive",
-        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning",
+        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning", **env_extra,
     }  # fmt: skip
     if display:
         env["DISPLAY"] = display
     examples = Path(__file__).resolve().parents[2] / "examples"
     done = subprocess.run(
-        [sys.executable, "-c", ORDER_APP, str(examples)], env=env, capture_output=True, text=True, timeout=DEADLINE
+        [sys.executable, "-c", code, str(examples)], env=env, capture_output=True, text=True, timeout=DEADLINE
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    [line] = [line for line in done.stdout.splitlines() if line.startswith("ORDER ")]
-    assert json.loads(line.removeprefix("ORDER ")) == {"tools_made": True}, done.stderr[-3000:]
+    return done
 
 
 TURNS_APP = """
@@ -292,24 +305,12 @@ def test_the_start_up_runs_its_python_in_turns_on_one_thread(tmp_path: Path, dis
     made on the server's thread while the start-up's thread imported and attached. Now the
     start-up's thread makes the server before the attach, and the walk's compile begins only
     once the start-up is over, with the interpreter's switch interval still 1 ms."""
-    env = {
-        **os.environ, "WPFPROBE_HOME": str(tmp_path / "home"), "MONO_THREADS_SUSPEND": "preemptive",
-        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning",
-    }  # fmt: skip
-    if display:
-        env["DISPLAY"] = display
-    examples = Path(__file__).resolve().parents[2] / "examples"
-    done = subprocess.run(
-        [sys.executable, "-c", TURNS_APP, str(examples)], env=env, capture_output=True, text=True, timeout=DEADLINE
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    [line] = [line for line in done.stdout.splitlines() if line.startswith("STEPS ")]
-    steps = json.loads(line.removeprefix("STEPS "))
+    steps = run_example_script(TURNS_APP, "STEPS", tmp_path, display)
     assert steps == [
         ["tools", "wpfprobe-start", False],
         ["attach", "wpfprobe-start", False],
         ["compile", "wpfprobe-compile", True, 0.001],
-    ], done.stderr[-3000:]
+    ]
 
 
 BROKEN_SERVER_APP = """
@@ -336,17 +337,6 @@ def test_a_server_that_cannot_be_made_stops_the_probe(tmp_path: Path, display: s
     """The server is made on the start-up's thread and handed to the server's: when it cannot be
     made, the server's thread still reports it (logged) and the probe stops, socket and all,
     rather than leave clients queued on a socket nobody serves."""
-    env = {
-        **os.environ, "WPFPROBE_HOME": str(tmp_path / "home"), "MONO_THREADS_SUSPEND": "preemptive",
-        "PYTHONWARNINGS": "ignore:Hosting Mono versions:UserWarning", "WPFPROBE_LOG_LEVEL": "INFO",
-    }  # fmt: skip
-    if display:
-        env["DISPLAY"] = display
-    examples = Path(__file__).resolve().parents[2] / "examples"
-    done = subprocess.run(
-        [sys.executable, "-c", BROKEN_SERVER_APP, str(examples)],
-        env=env, capture_output=True, text=True, timeout=DEADLINE,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_example(BROKEN_SERVER_APP, tmp_path, display, WPFPROBE_LOG_LEVEL="INFO")
     assert "STOPPED True" in done.stdout and "RUNNING False" in done.stdout, (done.stdout, done.stderr[-3000:])
     assert "the MCP server could not run" in done.stderr, done.stderr[-3000:]
