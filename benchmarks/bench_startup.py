@@ -35,7 +35,10 @@ of process, ``--runs`` of each but the last:
   the settings and DTOs, the engine, the CLR connection (the toolkit's
   modules and the hooks), the walk's compile, the MCP SDK and uvicorn, the
   tools' schemas, the server serving, the first 20 calls; time and RSS
-  each.
+  each, and the objects Python's collector tracks after each with the
+  time of one full collection over them (the app's and the probe's: one
+  such collection runs whenever enough objects have survived, in whichever
+  thread allocates, and holds the GIL throughout).
 
 ``--src DIR`` measures another checkout's ``src/`` (say ``git archive`` of
 an older commit) with the same harness: the row the history in
@@ -97,6 +100,18 @@ def rss() -> int:
     gc.collect()
     with open("/proc/self/statm", encoding="ascii") as fh:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def heap() -> tuple[int, float]:
+    """The objects Python's collector tracks, and the shortest of three full collections over them
+    (ms): what one full collection, which runs whenever enough objects have survived, holds the
+    GIL for, and so every Python handler of the app, and the UI thread while it runs one."""
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        gc.collect()
+        times.append((time.perf_counter() - t) * 1000)
+    return len(gc.get_objects()), min(times)
 
 
 def say(**fields: Any) -> None:
@@ -331,13 +346,13 @@ def parts_main(app: Any, net: NetHeartbeat, py: PyHeartbeat) -> int:
     from wpfprobe_clr import _compiling
 
     form = app.app
-    rows: list[tuple[str, float, int]] = [("app alone", 0.0, rss())]
+    rows: list[tuple[str, float, int, int, float]] = [("app alone", 0.0, rss(), *heap())]
     keep: dict[str, Any] = {}
 
     def part(label: str, fn: Any) -> None:
         t = time.monotonic()
         keep[label] = fn()
-        rows.append((label, (time.monotonic() - t) * 1000, rss()))
+        rows.append((label, (time.monotonic() - t) * 1000, rss(), *heap()))
 
     compiles: list[Any] = []
     real_compile = _compiling.compile_walk
@@ -382,7 +397,7 @@ def parts_main(app: Any, net: NetHeartbeat, py: PyHeartbeat) -> int:
     handle = keep["the server serving"]
     say(event="parts", rows=rows[:], url=handle.url, token=token)
     sys.stdin.readline()  # the client made its calls
-    rows.append((f"{CALLS} tool calls (a client)", 0.0, rss()))
+    rows.append((f"{CALLS} tool calls (a client)", 0.0, rss(), *heap()))
     say(event="parts", rows=rows)
     sys.stdin.readline()
     handle.stop()
@@ -512,9 +527,10 @@ def parts_run(src: Path | None) -> list[dict[str, Any]]:
     finally:
         child.finish()
     out, last = [], rows[0][2]
-    for label, ms, value in rows:
+    for label, ms, value, objects, collect_ms in rows:
         out.append({"part": label, "ms": round(ms, 1), "rss_mib": round(value / MIB, 2),
-                    "adds_mib": round((value - last) / MIB, 2)})  # fmt: skip
+                    "adds_mib": round((value - last) / MIB, 2), "gc_objects": objects,
+                    "full_collection_ms": round(collect_ms, 1)})  # fmt: skip
         last = value
     return out
 
@@ -547,9 +563,10 @@ def render(report: dict[str, Any]) -> str:
     ]
     if report.get("parts"):
         lines.append("parts, by hand in the probe's order (one process):")
-        lines.append(f"  {'part':44s} {'ms':>8s} {'adds MiB':>9s} {'RSS MiB':>9s}")
+        lines.append(f"  {'part':44s} {'ms':>8s} {'adds MiB':>9s} {'RSS MiB':>9s} {'objects':>8s} {'full GC':>8s}")
         for row in report["parts"]:
-            lines.append(f"  {row['part']:44s} {row['ms']:8.1f} {row['adds_mib']:+9.2f} {row['rss_mib']:9.2f}")
+            lines.append(f"  {row['part']:44s} {row['ms']:8.1f} {row['adds_mib']:+9.2f} {row['rss_mib']:9.2f}"
+                         f" {row.get('gc_objects', 0):8d} {row.get('full_collection_ms', 0.0):6.1f}ms")  # fmt: skip
     return "\n".join(lines)
 
 
