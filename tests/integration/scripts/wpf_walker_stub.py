@@ -145,6 +145,16 @@ def tree() -> Any:
     return window
 
 
+class PythonCheckBox(CheckBox):  # type: ignore[misc]
+    """A check box written in Python: pythonnet reads its members the Python way, the walk would not."""
+
+    __namespace__ = "StubPython"
+
+
+class PythonListBoxItem(ListBoxItem):  # type: ignore[misc]
+    __namespace__ = "StubPython"
+
+
 def header(element: Any, value: Any) -> Any:
     prop = HeaderedItemsControl.HeaderProperty if isinstance(element, HeaderedItemsControl) else None
     element.Values[prop or HeaderedContentControl.HeaderProperty] = value
@@ -240,6 +250,8 @@ def items_tree() -> tuple[Any, list[str]]:
     under(fruits, named(HidingItem(), "hiding"), "Hidden", is_rich=True)
     hiding_list = named(HidingList(), "hidingList")
     under(hiding_list, named(ListBoxItem(), "inHidingList"), "Hidden", is_rich=True)
+    under(fruits, content(named(ListBoxItem(), "showsPython"), PythonCheckBox()), None, is_rich=True)
+    under(fruits, named(PythonListBoxItem(), "python"), "Python", is_rich=True)
     shown_by_path = state(named(TreeView(), "pathTree"), DisplayMemberPath="Name")
     outer = under(shown_by_path, named(TreeViewItem(), "outer"), "Outer", is_rich=True)
     under(outer, named(TreeViewItem(), "inner"), "Inner", is_rich=True)  # its tree's path, two lists up

@@ -29,7 +29,9 @@ its type's name), when its list, or a tree or menu it is nested in, has a
 DisplayMemberPath or TextSearch.TextPath (the engine's redaction judges that
 path's names per list), when its list has an ItemStringFormat, when a list
 on the way is a class written in Python or hides a member the engine reads
-by name, or when any of these reads throws (the engine then says why).
+by name, or when any of these reads throws (the engine then says why). A
+list box item or tree node that shows a ToggleButton written in Python is
+rich too: the engine reads its check the Python way.
 """
 
 from __future__ import annotations
@@ -238,6 +240,21 @@ class ItemReads:
                 ),
             ),
         )
+
+    @staticmethod
+    def shows_python(c: Any) -> Any:
+        """Whether a list box item's Content or a tree node's Header, whose check the state reads, is a class
+        written in Python (pythonnet would read its IsChecked the Python way): the element is rich then."""
+        return any_of([
+            Expression.AndAlso(
+                E.is_type(c, ListBoxItem),
+                E.is_type(E.prop(E.convert(c, ContentControl), "Content"), bridge.DERIVED_INTERFACE),
+            ),
+            Expression.AndAlso(
+                E.is_type(c, TreeViewItem),
+                E.is_type(E.prop(E.convert(c, HeaderedItemsControl), "Header"), bridge.DERIVED_INTERFACE),
+            ),
+        ])  # fmt: skip
 
     def marked(self, c: Any, access_key_types: tuple[type, ...]) -> Any:
         """Whether the text shows through AccessText: an item's string in a menu or tab item, else by type."""

@@ -13,41 +13,44 @@ element what the engine's own path reads for its tree node:
   a FrameworkElement's Name, ``AutomationProperties.GetAutomationId``;
 - state (``_TreeAdapter.state`` and ``_ItemsAdapter._item_states``):
   IsVisible, IsEnabled, IsKeyboardFocusWithin of a UIElement or UIElement3D
-  (any other visual: not visible, enabled, not focused), and a ToggleButton's
-  IsChecked (null: a third state, no check);
+  (any other visual: not visible, enabled, not focused), and the checked,
+  selected and expanded states of items, a ToggleButton, a ComboBox and an
+  Expander (``_walk_items.py``);
 - text (``_PropertiesMixin.text_property``, ``read_property``,
   ``display_text``): the first of Window.Title, TextBox.Text, TextBlock.Text,
   AccessText.Text, HeaderedContentControl.Header, HeaderedItemsControl.Header,
   ContentControl.Content the element is, read with GetValue; a value that is
   an element reads as no text; the access key is stripped by WPF's rules
-  where the text shows through an AccessText (``WPF_MARKER``);
+  where the text shows through an AccessText (``WPF_MARKER``); a container
+  WPF generated for a String item shows that item (``_walk_items.py``);
 - the visual child count;
 - the total count of children (``_ItemsAdapter.child_total``) of an
   ItemsControl (its Items.Count, over ``MAX_LISTED_ITEMS``) and of a panel
   that hosts items (its owner's Items.Count, over its visual children): the
-  walk follows the visual tree, so a list's template parts and its items
-  host are walked, and its containers are left to the engine (below).
+  walk follows the visual tree, so a list's template parts, its items host
+  and the containers WPF has realised are walked.
 
 The packed form is ``toolkits/_walk_format.py``'s, with the automation id in
-its last field (the two before it, an item's selection and expansion, are
-always null). An element whose node needs more than those reads is
+its last field (the two before it are an item's selection and expansion).
+An element whose node needs more than those reads is
 marked *rich*, and the engine reads it its own way (``Walk.incomplete``); its
 text is then not read here at all. Conservative on purpose (equality with the
 engine's path beats coverage):
 
 - a class written in Python (``net.bridge.DERIVED_INTERFACE``);
-- a ComboBox (its expansion state), an item container (a
-  ContentControl, ContentPresenter or DataGridRow that
-  ``ItemsControl.ItemsControlFromItemContainer`` names: its text is its
-  item's), ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow,
-  DataGridCell and Expander (states beyond the three, or a cell's text);
+- a container generated for an item the walk cannot show exactly as the
+  engine does (not a String; a display or search path or an item format on
+  its list; a list written in Python or hiding a member read by name: see
+  ``_walk_items.py``);
+- a DataGridCell (its text is its column's element's);
 - a PasswordBox: its Password is never read here;
 - an element whose text property is data-bound (the binding's path may name
   a secret, ``_properties._bound_to_secret``), or whose Header or Content is
   neither a string, nor null, nor an element (the engine shows it with
   ``to_plain``);
 - an element whose type hides a member the engine reads by name (``new
-  bool IsVisible``: pythonnet reads the most derived one, the walk the WPF one).
+  bool IsVisible``, ``new bool IsSelected``: pythonnet reads the most
+  derived one, the walk the WPF one).
 
 Every read is guarded: a getter that throws leaves its exception's full type
 name and message in that field and the rest of the element is still read; a
@@ -274,7 +277,7 @@ def _build() -> Any:
         other = E.variable(NetType, "otherType")
         return E.block([other], E.assign(other, type_read), memo_per_type(hides_key, _build_hides, other))
 
-    rich_tests = [E.is_type(c, bridge.DERIVED_INTERFACE), is_any(_RICH_TYPES), member_hidden]
+    rich_tests = [E.is_type(c, bridge.DERIVED_INTERFACE), is_any(_RICH_TYPES), member_hidden, reads.shows_python(c)]
 
     # The text property: the first of the table the element is (null: it has no text).
     text_dp: Any = E.null(DependencyProperty)
