@@ -7,8 +7,10 @@ process of its own (the stand-ins must not meet the real WPF or Mono's partial
 WindowsBase). This proves the expression is well typed and compiles, and the
 walk's own logic: breadth-first order, slices, the depth and node cap, rich
 elements and the reads it never makes, texts and access keys, failed reads,
-registered ids. It proves nothing about WPF's behaviour: that is the Windows
-workflow's ``test_walker_live.py``, against the engine's own path.
+registered ids. Items and their containers are read by the engine's own
+adapter code too, over the same stand-ins, and compared node for node. It
+proves nothing about WPF's behaviour: that is the Windows workflow's
+``test_walker_live.py``, against the engine's own path.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def test_the_walk_compiles_and_describes_its_text_properties(walked: dict[str, A
     assert walked["ready"]
     assert walked["textProperties"] == [
         ["Title", "System.String"], ["Text", "System.String"], ["Header", "System.Object"], ["Content", "System.Object"],
+        ["Item", "System.String"],
     ]  # fmt: skip
 
 
@@ -99,13 +102,86 @@ def test_the_walk_reads_what_a_tree_node_shows(walked: dict[str, Any]) -> None:
 def test_elements_the_engine_reads_its_own_way_are_rich_and_their_text_is_not_read(walked: dict[str, Any]) -> None:
     nodes = walked["whole"]["nodes"]
     rich = {n["id"] for n in nodes if not n["complete"]}
-    # A password box; a bound text; a Content that is no string; an item; an items host; a container; a hiding type.
-    # A list whose item count fails and a combo box.
-    expected = [nodes[i]["id"] for i in (4, 7, 8, 10, 12, 13)]
-    expected += [n["id"] for n in nodes if n["type"] in ("ItemsControl", "ComboBox") and n["name"] is None]
+    # A password box; a bound text; a Content that is no string; a hiding type; a list whose item count fails.
+    expected = [nodes[i]["id"] for i in (4, 7, 8, 13)]
+    expected += [n["id"] for n in nodes if n["type"] == "ItemsControl" and n["name"] is None]
     assert sorted(rich) == sorted(expected)
     assert [i for i, _depth in walked["whole"]["incomplete"]] == expected
     assert all(n["text"] is None for n in nodes if not n["complete"])
+
+
+def test_a_container_a_list_box_item_and_a_combo_box_are_read_in_net(walked: dict[str, Any]) -> None:
+    """Once all left to the engine: a generated container's text is its item's string, a combo box has its expansion."""
+    nodes = walked["whole"]["nodes"]
+    item, container = nodes[10], nodes[12]
+    assert (item["type"], item["complete"], item["selected"], item["text"]) == ("ListBoxItem", True, False, None)
+    assert (container["type"], container["complete"], container["text"]) == ("ContentControl", True, "an item")
+    combo = _by_type(nodes)["ComboBox"][0]
+    assert (combo["complete"], combo["expanded"], combo["selected"]) == (True, False, None)
+
+
+def _items(walked: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    return list(zip(walked["items"]["walked"], walked["items"]["engine"], strict=True))
+
+
+#: The containers of the items tree (``scripts/wpf_walker_stub.py``'s ``items_tree``) the walk reads in .NET.
+READ_IN_NET = {
+    "apple", "banana", "own", "checked", "wraps", "empty", "nothing", "fails", "one", "row_a", "home", "settings",
+    "fruit", "pear", "closed", "leaf", "ticks", "file", "bold", "marked", "plain", "help", "more", "shut", "presented",
+    "textRow", "combo",
+}  # fmt: skip
+
+
+def test_items_are_read_as_the_engines_own_path_reads_them(walked: dict[str, Any]) -> None:
+    """The differential: every node the walk completes equals what ``_tree``/``_items``/``_properties`` read of it."""
+    compared = 0
+    for node, engine in _items(walked):
+        if not node["complete"]:
+            continue
+        assert engine is not None
+        shown = {k: v for k, v in node.items() if k != "complete"}
+        expected = {k: v for k, v in engine.items() if k != "textProperty"}
+        assert shown == expected, node["name"]
+        compared += 1
+    complete = {n["name"] for n, _ in _items(walked) if n["complete"]}
+    assert complete >= READ_IN_NET, READ_IN_NET - complete
+    assert compared > len(READ_IN_NET)
+
+
+def test_item_states_and_texts_are_the_ones_items_show(walked: dict[str, Any]) -> None:
+    """Spelled out for a few (the differential above holds the rest): selection, checks, expansion, access keys."""
+    by_name = {n["name"]: n for n, _ in _items(walked)}
+
+    def shown(name: str) -> tuple[Any, ...]:
+        n = by_name[name]
+        return n["text"], n["accessKey"], n["selected"], n["checked"], n["expanded"]
+
+    assert shown("apple") == ("Apple", None, True, None, None)
+    assert shown("banana") == ("Ba_nana", None, False, None, None)  # a list box item shows "_" as it is
+    assert shown("checked") == (None, None, False, True, None)  # the check box it shows
+    assert shown("home") == ("Home", "H", True, None, None)  # an item's string shows through a tab's AccessText
+    assert shown("fruit") == ("Fruit", None, False, None, True)
+    assert shown("leaf") == ("Leaf", None, False, None, None)  # no items: no expansion state
+    assert shown("file") == ("File", "F", None, None, True)
+    assert shown("marked") == ("Marked", None, None, True, None)  # checked though not checkable
+    assert shown("combo")[4] is True and shown("more") == ("More", "M", None, None, True)
+    assert shown("presented") == ("pre_sented", None, None, None, None)
+    assert by_name["fails"]["faults"] == [["state", "System.InvalidOperationException", "IsSelected fails"]]
+
+
+def test_item_texts_are_described_by_a_property_the_walk_lists(walked: dict[str, Any]) -> None:
+    """The engine's redaction judges the walk's text properties as one: each complete node's must be among them."""
+    listed = walked["textProperties"]
+    for node, engine in _items(walked):
+        if node["complete"] and engine is not None and engine["textProperty"] is not None:
+            assert engine["textProperty"] in listed, node["name"]
+
+
+def test_items_the_walk_cannot_read_exactly_are_left_to_the_engine(walked: dict[str, Any]) -> None:
+    """A non-string item, a display or search path, an item format, a hiding class, a cell: rich, text unread."""
+    rich = [n for n, _ in _items(walked) if not n["complete"]]
+    assert sorted(n["name"] for n in rich) == sorted([*walked["items"]["rich"], "hidingList"])
+    assert all(n["text"] is None for n in rich)
 
 
 def test_lists_and_items_hosts_carry_the_total_the_adapter_gives(walked: dict[str, Any]) -> None:

@@ -527,7 +527,9 @@ EXPRESSION_HEADER = """
 def test_the_wpf_walk_names_its_members_where_the_checker_sees_them(api: wpf_surface.WpfApi) -> None:
     report = wpf_surface.check_file(ADAPTER / "_walker.py", api)
     assert not report.problems, str(report)
-    # Every WPF member the expressions read (walker.py names them as strings to the builder).
+    items = wpf_surface.check_file(ADAPTER / "_walk_items.py", api)
+    assert not items.problems, str(items)
+    # Every WPF member the expressions read (the walk names them as strings to the builder).
     for member in (
         "System.Windows.FrameworkElement.Name",
         "System.Windows.Automation.AutomationProperties.GetAutomationId",
@@ -544,7 +546,30 @@ def test_the_wpf_walk_names_its_members_where_the_checker_sees_them(api: wpf_sur
         "System.Windows.Media.VisualTreeHelper.GetChild",
         "System.Windows.Window.TitleProperty",
     ):
-        assert member in report.members, member
+        assert member in report.members | items.members, member
+    # What the item reads name (``_walk_items.py``): states, and a container's item and its list's paths.
+    for member in (
+        "System.Windows.Controls.ListBoxItem.IsSelected",
+        "System.Windows.Controls.TabItem.IsSelected",
+        "System.Windows.Controls.TreeViewItem.IsSelected",
+        "System.Windows.Controls.TreeViewItem.IsExpanded",
+        "System.Windows.Controls.DataGridRow.IsSelected",
+        "System.Windows.Controls.MenuItem.IsCheckable",
+        "System.Windows.Controls.MenuItem.IsChecked",
+        "System.Windows.Controls.MenuItem.IsSubmenuOpen",
+        "System.Windows.Controls.ItemsControl.HasItems",
+        "System.Windows.Controls.ComboBox.IsDropDownOpen",
+        "System.Windows.Controls.Expander.IsExpanded",
+        "System.Windows.Controls.ContentControl.Content",
+        "System.Windows.Controls.HeaderedItemsControl.Header",
+        "System.Windows.Controls.ItemsControl.ItemContainerGenerator",
+        "System.Windows.Controls.ItemContainerGenerator.ItemFromContainer",
+        "System.Windows.Controls.ItemsControl.DisplayMemberPath",
+        "System.Windows.Controls.ItemsControl.ItemStringFormat",
+        "System.Windows.Controls.TextSearch.GetTextPath",
+        "System.Windows.DependencyProperty.UnsetValue",
+    ):
+        assert member in items.members, member
 
 
 def test_catches_wrong_members_named_in_expressions(api: wpf_surface.WpfApi) -> None:

@@ -15,8 +15,9 @@ than the bare walk itself.
   Focused, checked (a check box's, radio button's or checked list item's;
   null otherwise or for a third state), child count, whether it is rich (the
   adapter's Python reads complete it; its other fields are not read then, a
-  password box's text above all), selected and expanded (an item's; null
-  for a control, and for a tree node without children), the automation
+  password box's text above all), selected and expanded (an item's, and
+  in WPF a combo box's or expander's expansion; null for another control,
+  and for a tree node without children), the automation
   id (WPF's; null in a WinForms walk), and the total count of children of
   an element that lists only some (a grid's rows in view, a virtual list
   view's; null for every other element).

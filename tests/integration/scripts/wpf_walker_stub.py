@@ -7,6 +7,11 @@ elements are plain objects whose values and failures the script sets. It
 proves the expression is well typed and the walk's own logic (order, slices,
 rich elements, texts, faults, ids); it proves nothing about WPF itself.
 
+Items are read both ways over the same stand-ins: the walk, and the engine's
+own adapter code (``_tree.py``, ``_items.py``, ``_properties.py``: naming,
+state, text property, its reading and display text), so the test compares
+the two node for node (``"items"`` in the output).
+
 Usage: python wpf_walker_stub.py STUB_DLL   (on Mono; WPFPROBE_TEST_CLR=coreclr: on CoreCLR)
 """
 
@@ -35,24 +40,49 @@ sys.modules[package.__name__] = package
 load = types.ModuleType("wpfprobe_clr.toolkits.wpf._load")
 load._WPF_LOAD_ERROR = None  # type: ignore[attr-defined]
 sys.modules[load.__name__] = load
+# The binding trace hooks PresentationTraceSources, which the stand-ins do not have; no item read uses it.
+trace = types.ModuleType("wpfprobe_clr.toolkits.wpf._binding_trace")
+trace.install_binding_trace = lambda: None  # type: ignore[attr-defined]
+trace._binding_error = lambda expression: None  # type: ignore[attr-defined]
+sys.modules[trace.__name__] = trace
 
-from Stub import Hiding  # noqa: E402
+from Stub import Hiding, HidingItem, HidingList, Person  # noqa: E402
+from System import Int32  # noqa: E402
 from System.Windows import UIElement3D, Window  # noqa: E402
 from System.Windows.Controls import (  # noqa: E402
     Button,
     CheckBox,
     ComboBox,
+    ComboBoxItem,
     ContentControl,
+    ContentPresenter,
+    DataGrid,
+    DataGridCell,
+    DataGridRow,
+    Expander,
+    HeaderedContentControl,
+    HeaderedItemsControl,
     ItemsControl,
     Label,
+    ListBox,
     ListBoxItem,
+    ListView,
+    ListViewItem,
+    Menu,
+    MenuItem,
     PasswordBox,
     StackPanel,
+    TabControl,
+    TabItem,
     TextBlock,
+    TextSearch,
+    TreeView,
+    TreeViewItem,
 )
 
 from wpfprobe_clr._objects import ClrObjectTable  # noqa: E402
 from wpfprobe_clr.toolkits.wpf import _walker  # noqa: E402
+from wpfprobe_clr.toolkits.wpf._properties import _PropertiesMixin  # noqa: E402
 
 
 def content(element: Any, value: Any) -> Any:
@@ -82,7 +112,7 @@ def tree() -> Any:
     hosted = StackPanel()
     hosted.Host = True
     container = content(ContentControl(), "an item")
-    container.Values[ItemsControl.Owner] = ItemsControl()
+    ItemsControl().Holds(container, "an item")  # a generated container: its text is its item's
     broken = TextBlock()
     broken.ThrowOnName = True
     broken.ThrowOnVisible = True
@@ -115,6 +145,170 @@ def tree() -> Any:
     return window
 
 
+class PythonCheckBox(CheckBox):  # type: ignore[misc]
+    """A check box written in Python: pythonnet reads its members the Python way, the walk would not."""
+
+    __namespace__ = "StubPython"
+
+
+class PythonListBoxItem(ListBoxItem):  # type: ignore[misc]
+    __namespace__ = "StubPython"
+
+
+def header(element: Any, value: Any) -> Any:
+    prop = HeaderedItemsControl.HeaderProperty if isinstance(element, HeaderedItemsControl) else None
+    element.Values[prop or HeaderedContentControl.HeaderProperty] = value
+    return element
+
+
+def state(element: Any, **values: Any) -> Any:
+    for name, value in values.items():
+        element.P[name] = value
+    return element
+
+
+def named(element: Any, name: str) -> Any:
+    element.NameValue = name
+    return element
+
+
+def items_tree() -> tuple[Any, list[str]]:
+    """Lists and their containers, and the names of those the walk must leave to the engine (rich)."""
+    window = Window()
+    form = StackPanel()
+    window.Kids.Add(form)
+    rich: list[str] = []
+
+    def under(owner: Any, container: Any, item: Any, *, is_rich: bool = False) -> Any:
+        """``container`` made by ``owner`` for ``item`` (None: an element that is its own container)."""
+        owner.Holds(container, item)
+        if item is not None and isinstance(item, str) and isinstance(container, ContentControl):
+            content(container, item)  # as WPF sets it; the engine reads the item, not this
+        owner.Kids.Add(container)
+        if is_rich:
+            rich.append(str(container.NameValue))
+        return container
+
+    fruits = named(ListBox(), "fruits")
+    under(fruits, state(named(ListBoxItem(), "apple"), IsSelected=True), "Apple")
+    under(fruits, named(ListBoxItem(), "banana"), "Ba_nana")  # a list box item shows "_" as it is
+    under(fruits, content(state(named(ListBoxItem(), "own"), IsSelected=True), "_Own"), None)  # an element item
+    box = CheckBox()
+    box.Checked = True
+    under(fruits, content(named(ListBoxItem(), "checked"), box), None)  # shows a check box: checked as it is
+    wrapped = Button()
+    under(fruits, content(named(ListBoxItem(), "wraps"), wrapped), wrapped)  # an element item, wrapped
+    under(fruits, named(ListBoxItem(), "empty"), "")
+    nothing = named(ListBoxItem(), "nothing")
+    fruits.Holds(nothing, "x")
+    fruits.Generator.Made[nothing] = None  # a null item: the container's own Content is its text
+    fruits.Kids.Add(content(nothing, "own content"))
+    fails = state(named(ListBoxItem(), "fails"), IsSelected=True)
+    fails.Throws.Add("IsSelected")
+    under(fruits, fails, "Broken")
+    combo = state(named(ComboBox(), "combo"), IsDropDownOpen=True)
+    under(combo, named(ComboBoxItem(), "one"), "One")
+    view = named(ListView(), "view")
+    under(view, state(named(ListViewItem(), "row_a"), IsSelected=True), "row_a")
+    tabs = named(TabControl(), "tabs")
+    under(tabs, state(named(TabItem(), "home"), IsSelected=True), "_Home")  # shown through AccessText
+    under(tabs, header(named(TabItem(), "settings"), "_Settings"), None)
+    tree = named(TreeView(), "tree")
+    fruit = under(tree, state(named(TreeViewItem(), "fruit"), HasItems=True, IsExpanded=True), "Fruit")
+    under(fruit, state(named(TreeViewItem(), "pear"), IsSelected=True), "Pear")
+    under(tree, state(named(TreeViewItem(), "closed"), IsExpanded=False, HasItems=True), "Closed")
+    under(tree, state(named(TreeViewItem(), "leaf"), IsExpanded=True), "Leaf")  # no items: no expansion state
+    unticked = CheckBox()
+    unticked.Checked = False
+    under(tree, header(named(TreeViewItem(), "ticks"), unticked), None)
+    menu = named(Menu(), "menu")
+    file_ = under(menu, state(named(MenuItem(), "file"), HasItems=True, IsSubmenuOpen=True), "_File")
+    under(file_, state(named(MenuItem(), "bold"), IsCheckable=True, IsChecked=True), "_Bold")
+    under(file_, state(named(MenuItem(), "marked"), IsChecked=True), "Marked")  # checked, not checkable
+    under(file_, state(named(MenuItem(), "plain"), IsCheckable=True), "Plain")
+    under(menu, header(state(named(MenuItem(), "help"), HasItems=True), "_Help"), None)
+    more = header(state(named(Expander(), "more"), IsExpanded=True), "_More")
+    shut = header(named(Expander(), "shut"), "Shut")
+    presenters = named(ItemsControl(), "presenters")
+    under(presenters, named(ContentPresenter(), "presented"), "pre_sented")
+    grid = named(DataGrid(), "grid")
+    under(grid, state(named(DataGridRow(), "textRow"), IsSelected=True), "a row")
+    under(grid, named(DataGridRow(), "personRow"), Person(), is_rich=True)  # its ToString: the engine's
+    cell = named(DataGridCell(), "cell")
+    grid.Kids.Add(cell)
+    rich.append("cell")
+    # The engine's path reads these in ways the walk does not: they stay rich.
+    by_name = state(named(ListBox(), "byName"), DisplayMemberPath="Name")
+    under(by_name, named(ListBoxItem(), "displayed"), "Ada", is_rich=True)
+    searched = named(ListBox(), "searched")
+    searched.Values[TextSearch.TextPathProperty] = "Name"
+    under(searched, named(ListBoxItem(), "searchedItem"), "Ada", is_rich=True)
+    formatted = state(named(ListBox(), "formatted"), ItemStringFormat="#{0}")
+    under(formatted, named(ListBoxItem(), "formattedItem"), "7", is_rich=True)
+    under(fruits, named(ListBoxItem(), "number"), Int32(42), is_rich=True)
+    under(fruits, named(ListBoxItem(), "person"), Person(), is_rich=True)
+    under(fruits, named(HidingItem(), "hiding"), "Hidden", is_rich=True)
+    hiding_list = named(HidingList(), "hidingList")
+    under(hiding_list, named(ListBoxItem(), "inHidingList"), "Hidden", is_rich=True)
+    under(fruits, content(named(ListBoxItem(), "showsPython"), PythonCheckBox()), None, is_rich=True)
+    under(fruits, named(PythonListBoxItem(), "python"), "Python", is_rich=True)
+    shown_by_path = state(named(TreeView(), "pathTree"), DisplayMemberPath="Name")
+    outer = under(shown_by_path, named(TreeViewItem(), "outer"), "Outer", is_rich=True)
+    under(outer, named(TreeViewItem(), "inner"), "Inner", is_rich=True)  # its tree's path, two lists up
+    for element in (fruits, combo, view, tabs, tree, menu, more, shut, presenters, grid, by_name, searched, formatted,
+                    hiding_list, shown_by_path):  # fmt: skip
+        form.Kids.Add(element)
+    return window, rich
+
+
+def engine_node(adapter: Any, element: Any) -> dict[str, Any]:
+    """What the engine's own path reads for ``element``'s tree node (``engine.reading``'s order, no redaction)."""
+    from wpfprobe_clr._ui_thread import exception_identity
+
+    naming = adapter.naming(element)
+    faults: list[list[str]] = []
+    try:
+        st = adapter.state(element)
+        states = [st.visible, st.enabled, st.focused, st.checked, st.selected, st.expanded]
+    except Exception as exc:
+        faults.append(["state", *exception_identity(exc)])
+        states = [True, True, False, None, None, None]
+    prop = adapter.text_property(element)
+    text = key = None
+    if prop is not None:
+        value = adapter.read_property(element, prop).value
+        if value is not None and value != "":
+            text, key = adapter.display_text(element, value if isinstance(value, str) else str(value))
+    return {
+        "type": naming.type_name, "fullType": naming.full_type_name, "name": naming.name,
+        "automationId": naming.automation_id, "text": text or None, "accessKey": key,
+        "visible": states[0], "enabled": states[1], "focused": states[2], "checked": states[3],
+        "selected": states[4], "expanded": states[5], "faults": faults,
+        "textProperty": None if prop is None else [prop.name, prop.type_name],
+    }  # fmt: skip
+
+
+def items(objects: ClrObjectTable) -> dict[str, Any]:
+    root, rich = items_tree()
+    adapter = object.__new__(_PropertiesMixin)  # its reads only: no app, no dispatcher
+    adapter._type_names = {}
+    adapter._containers = {}
+    walk = _walker.walking(root, objects.registry, max_depth=10, cap=1000)
+    walk.advance(None)
+    walked, engine = [], []
+    for n in walk.nodes():
+        element = objects.get(n.node_id)
+        walked.append({
+            "type": n.naming.type_name, "fullType": n.naming.full_type_name, "name": n.naming.name,
+            "automationId": n.naming.automation_id, "text": n.text, "accessKey": n.access_key,
+            "visible": n.state.visible, "enabled": n.state.enabled, "focused": n.state.focused,
+            "checked": n.state.checked, "selected": n.state.selected, "expanded": n.state.expanded,
+            "faults": [list(f) for f in n.faults], "complete": n.complete,
+        })  # fmt: skip
+        engine.append(engine_node(adapter, element) if n.complete else None)  # a rich one: the engine reads it
+    return {"walked": walked, "engine": engine, "rich": rich}
+
+
 def run(root: Any, objects: ClrObjectTable, *, seconds: float | None, max_depth: int, cap: int) -> dict[str, Any]:
     walk = _walker.walking(root, objects.registry, max_depth=max_depth, cap=cap)
     slices = 1
@@ -127,6 +321,7 @@ def run(root: Any, objects: ClrObjectTable, *, seconds: float | None, max_depth:
             "text": n.text, "accessKey": n.access_key, "visible": n.state.visible, "enabled": n.state.enabled,
             "focused": n.state.focused, "checked": n.state.checked, "children": n.child_count,
             "complete": n.complete, "faults": [list(f) for f in n.faults], "total": n.total_count,
+            "selected": n.state.selected, "expanded": n.state.expanded,
         }
         for n in walk.nodes()
     ]  # fmt: skip
@@ -149,6 +344,7 @@ def main() -> None:
         "sliced": run(root, objects, seconds=0.0, max_depth=10, cap=1000),
         "shallow": run(root, objects, seconds=None, max_depth=1, cap=1000),
         "capped": run(root, objects, seconds=None, max_depth=10, cap=5),
+        "items": items(objects),
     }
     print(json.dumps(out))
 

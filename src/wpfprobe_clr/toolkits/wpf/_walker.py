@@ -13,41 +13,44 @@ element what the engine's own path reads for its tree node:
   a FrameworkElement's Name, ``AutomationProperties.GetAutomationId``;
 - state (``_TreeAdapter.state`` and ``_ItemsAdapter._item_states``):
   IsVisible, IsEnabled, IsKeyboardFocusWithin of a UIElement or UIElement3D
-  (any other visual: not visible, enabled, not focused), and a ToggleButton's
-  IsChecked (null: a third state, no check);
+  (any other visual: not visible, enabled, not focused), and the checked,
+  selected and expanded states of items, a ToggleButton, a ComboBox and an
+  Expander (``_walk_items.py``);
 - text (``_PropertiesMixin.text_property``, ``read_property``,
   ``display_text``): the first of Window.Title, TextBox.Text, TextBlock.Text,
   AccessText.Text, HeaderedContentControl.Header, HeaderedItemsControl.Header,
   ContentControl.Content the element is, read with GetValue; a value that is
   an element reads as no text; the access key is stripped by WPF's rules
-  where the text shows through an AccessText (``WPF_MARKER``);
+  where the text shows through an AccessText (``WPF_MARKER``); a container
+  WPF generated for a String item shows that item (``_walk_items.py``);
 - the visual child count;
 - the total count of children (``_ItemsAdapter.child_total``) of an
   ItemsControl (its Items.Count, over ``MAX_LISTED_ITEMS``) and of a panel
   that hosts items (its owner's Items.Count, over its visual children): the
-  walk follows the visual tree, so a list's template parts and its items
-  host are walked, and its containers are left to the engine (below).
+  walk follows the visual tree, so a list's template parts, its items host
+  and the containers WPF has realised are walked.
 
 The packed form is ``toolkits/_walk_format.py``'s, with the automation id in
-its last field (the two before it, an item's selection and expansion, are
-always null). An element whose node needs more than those reads is
+its last field (the two before it are an item's selection and expansion).
+An element whose node needs more than those reads is
 marked *rich*, and the engine reads it its own way (``Walk.incomplete``); its
 text is then not read here at all. Conservative on purpose (equality with the
 engine's path beats coverage):
 
 - a class written in Python (``net.bridge.DERIVED_INTERFACE``);
-- a ComboBox (its expansion state), an item container (a
-  ContentControl, ContentPresenter or DataGridRow that
-  ``ItemsControl.ItemsControlFromItemContainer`` names: its text is its
-  item's), ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow,
-  DataGridCell and Expander (states beyond the three, or a cell's text);
+- a container generated for an item the walk cannot show exactly as the
+  engine does (not a String; a display or search path or an item format on
+  its list; a list written in Python or hiding a member read by name: see
+  ``_walk_items.py``);
+- a DataGridCell (its text is its column's element's);
 - a PasswordBox: its Password is never read here;
 - an element whose text property is data-bound (the binding's path may name
   a secret, ``_properties._bound_to_secret``), or whose Header or Content is
   neither a string, nor null, nor an element (the engine shows it with
   ``to_plain``);
 - an element whose type hides a member the engine reads by name (``new
-  bool IsVisible``: pythonnet reads the most derived one, the walk the WPF one).
+  bool IsVisible``, ``new bool IsSelected``: pythonnet reads the most
+  derived one, the walk the WPF one).
 
 Every read is guarded: a getter that throws leaves its exception's full type
 name and message in that field and the rest of the element is still read; a
@@ -66,7 +69,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import clr
 from System import Array, Object, String
 from System import Exception as NetException
 from System import Type as NetType
@@ -81,33 +83,29 @@ from wpfprobe_clr.toolkits._walk_format import WPF_MARKER, Walked
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits._wpf_items import MAX_LISTED_ITEMS
 from wpfprobe_clr.toolkits.wpf._load import _WPF_LOAD_ERROR
+from wpfprobe_clr.toolkits.wpf._walk_items import ITEM_TEXT, READ_BY_NAME, READ_BY_NAME_OWNERS, ItemReads
 
 if _WPF_LOAD_ERROR is None:
     from System.Windows import DependencyObject, DependencyProperty, FrameworkElement, UIElement, UIElement3D, Window
     from System.Windows.Automation import AutomationProperties
     from System.Windows.Controls import (
         AccessText,
-        ComboBox,
         ContentControl,
-        ContentPresenter,
         DataGridCell,
-        DataGridRow,
         Expander,
         GroupBox,
         HeaderedContentControl,
         HeaderedItemsControl,
         ItemsControl,
         Label,
-        ListBoxItem,
         MenuItem,
         Panel,
         PasswordBox,
         TabItem,
         TextBlock,
         TextBox,
-        TreeViewItem,
     )
-    from System.Windows.Controls.Primitives import ButtonBase, ToggleButton
+    from System.Windows.Controls.Primitives import ButtonBase
     from System.Windows.Data import BindingOperations
     from System.Windows.Media import Visual, VisualTreeHelper
     from System.Windows.Media.Media3D import Visual3D
@@ -124,20 +122,23 @@ if _WPF_LOAD_ERROR is None:
     )
     # As ``_PropertiesMixin.display_text``: these show a string caption through an AccessText.
     _ACCESS_KEY_TYPES: tuple[type, ...] = (ButtonBase, Label, MenuItem, TabItem, GroupBox, Expander, AccessText)
-    # States beyond visible/enabled/focused/checked, or a text that is not the element's own.
-    _RICH_TYPES: tuple[type, ...] = (
-        ComboBox, ListBoxItem, TabItem, TreeViewItem, MenuItem, DataGridRow, DataGridCell, Expander, PasswordBox,
-    )  # fmt: skip
-    # Item containers whose text is their item's (``_ItemsAdapter._item_text_source``).
-    _CONTAINER_TYPES: tuple[type, ...] = (ContentControl, HeaderedItemsControl, DataGridRow, ContentPresenter)
+    # A text the walk does not read: a cell's (its column's element's), a password box's (never read).
+    _RICH_TYPES: tuple[type, ...] = (DataGridCell, PasswordBox)
 
 __all__ = ["prepare", "ready", "walking"]
 
-_KEY = ("wpf.walker", 2)
+_KEY = ("wpf.walker", 3)
 
-# Members the engine's path reads by name on the element (pythonnet takes the most derived), and
-# the WPF types that declare them: a type where one of these is declared elsewhere is rich.
-_READ_BY_NAME = ("Name", "IsVisible", "IsEnabled", "IsKeyboardFocusWithin", "IsChecked", "IsItemsHost", "Items")
+# Members the engine's path reads by name on the element and on the lists of items (pythonnet takes
+# the most derived), and the WPF types that declare them: a type where one of these is declared
+# elsewhere is rich.
+_READ_BY_NAME = (
+    "Name", "IsVisible", "IsEnabled", "IsKeyboardFocusWithin", "IsChecked", "IsItemsHost", "Items", *READ_BY_NAME,
+)  # fmt: skip
+_READ_BY_NAME_OWNERS = (
+    "System.Windows.FrameworkElement", "System.Windows.UIElement", "System.Windows.UIElement3D",
+    "System.Windows.Controls.Primitives.ToggleButton", "System.Windows.Controls.Panel", *READ_BY_NAME_OWNERS,
+)  # fmt: skip
 
 
 def ready() -> bool:
@@ -191,6 +192,7 @@ def text_properties() -> list[PropertyDescriptor]:
                 _described.append(
                     PropertyDescriptor(name=key[0], type_name=key[1], category=None, read_only=bool(dp.ReadOnly))
                 )
+        _described.append(ITEM_TEXT)  # a container's text is its item's string (``_walk_items``)
     return _described
 
 
@@ -199,6 +201,9 @@ def text_properties() -> list[PropertyDescriptor]:
 
 def _build_hides() -> Any:
     """``Func<Type, bool>``: whether the type has one of ``_READ_BY_NAME`` declared outside WPF's declaring types.
+
+    The declaring types are compared by full name: some of them (a DatePicker's, a StickyNoteControl's)
+    are never walked as what declares the member, and need not be loaded to be named.
 
     GetProperty answers the most derived public property, as pythonnet reads
     it; one that hides WPF's (``new``) is declared elsewhere. An ambiguous
@@ -209,9 +214,9 @@ def _build_hides() -> Any:
     result = E.variable(bool, "result")
     i = E.variable(int, "i")
     names = E.const(Array[String](list(_READ_BY_NAME)), E.array_of(String))
-    allowed = List[NetType]()
-    for owner in (FrameworkElement, UIElement, UIElement3D, ToggleButton, Panel, ItemsControl):
-        allowed.Add(clr.GetClrType(owner))
+    allowed = List[String]()
+    for owner in _READ_BY_NAME_OWNERS:
+        allowed.Add(owner)
     flags = E.const(BindingFlags.Public | BindingFlags.Instance, BindingFlags)
     get_property = E.method(NetType, "GetProperty", str, BindingFlags)
     body = E.block(
@@ -228,9 +233,9 @@ def _build_hides() -> Any:
                         Expression.ReferenceNotEqual(found, E.null(PropertyInfo)),
                         Expression.Not(
                             E.call(
-                                E.const(allowed, List[NetType]),
-                                E.method(List[NetType], "Contains", NetType),
-                                E.prop(found, "DeclaringType"),
+                                E.const(allowed, List[String]),
+                                E.method(List[String], "Contains", String),
+                                E.prop(E.prop(found, "DeclaringType"), "FullName"),
                             )
                         ),
                     ),
@@ -256,6 +261,7 @@ def _build() -> Any:
     the_type = E.variable(NetType, "t")
     owner = E.variable(ItemsControl, "itemsOwner")
     n_items = E.variable(int, "nItems")
+    reads = ItemReads.new()
 
     def is_any(types: tuple[type, ...]) -> Any:
         return any_of([E.is_type(c, t) for t in types])
@@ -264,18 +270,14 @@ def _build() -> Any:
         return E.assign(is_rich, E.const(True, bool))
 
     # Whether the type hides a member read by name: per type, for the life of the process.
-    member_hidden = memo_per_type(("wpf.hides_member", 1), _build_hides, the_type)
-    rich_tests = [
-        E.is_type(c, bridge.DERIVED_INTERFACE),
-        is_any(_RICH_TYPES),
-        Expression.AndAlso(
-            is_any(_CONTAINER_TYPES),
-            Expression.ReferenceNotEqual(
-                E.static_call(ItemsControl, "ItemsControlFromItemContainer", c), E.null(ItemsControl)
-            ),
-        ),
-        member_hidden,
-    ]
+    hides_key = ("wpf.hides_member", 2)
+    member_hidden = memo_per_type(hides_key, _build_hides, the_type)
+
+    def hides(type_read: Any) -> Any:
+        other = E.variable(NetType, "otherType")
+        return E.block([other], E.assign(other, type_read), memo_per_type(hides_key, _build_hides, other))
+
+    rich_tests = [E.is_type(c, bridge.DERIVED_INTERFACE), is_any(_RICH_TYPES), member_hidden, reads.shows_python(c)]
 
     # The text property: the first of the table the element is (null: it has no text).
     text_dp: Any = E.null(DependencyProperty)
@@ -285,36 +287,40 @@ def _build() -> Any:
     text_field = Expression.IfThenElse(
         is_rich,
         void(pack.null()),
-        guarded(
-            E.block(
-                [],
-                E.assign(dp, text_dp),
-                Expression.IfThenElse(
-                    Expression.ReferenceEqual(dp, E.null(DependencyProperty)),
-                    void(pack.null()),
+        Expression.IfThenElse(
+            reads.item_text,
+            pack.string_value(reads.item_string),
+            guarded(
+                E.block(
+                    [],
+                    E.assign(dp, text_dp),
                     Expression.IfThenElse(
-                        Expression.ReferenceNotEqual(
-                            E.static_call(BindingOperations, "GetBindingBase", c, dp), E.null(Object)
-                        ),
-                        void(pack.null(), set_rich()),
-                        void(
-                            E.assign(value, E.call(E.convert(c, DependencyObject), "GetValue", dp)),
-                            Expression.IfThenElse(
-                                Expression.OrElse(
-                                    Expression.ReferenceEqual(value, E.null(Object)),
-                                    E.is_type(value, DependencyObject),
-                                ),
-                                void(pack.null()),
+                        Expression.ReferenceEqual(dp, E.null(DependencyProperty)),
+                        void(pack.null()),
+                        Expression.IfThenElse(
+                            Expression.ReferenceNotEqual(
+                                E.static_call(BindingOperations, "GetBindingBase", c, dp), E.null(Object)
+                            ),
+                            void(pack.null(), set_rich()),
+                            void(
+                                E.assign(value, E.call(E.convert(c, DependencyObject), "GetValue", dp)),
                                 Expression.IfThenElse(
-                                    E.is_type(value, String),
-                                    pack.string_value(E.convert(value, String)),
-                                    void(pack.null(), set_rich()),  # shown with ToString by the engine's to_plain
+                                    Expression.OrElse(
+                                        Expression.ReferenceEqual(value, E.null(Object)),
+                                        E.is_type(value, DependencyObject),
+                                    ),
+                                    void(pack.null()),
+                                    Expression.IfThenElse(
+                                        E.is_type(value, String),
+                                        pack.string_value(E.convert(value, String)),
+                                        void(pack.null(), set_rich()),  # shown with ToString by the engine's to_plain
+                                    ),
                                 ),
                             ),
                         ),
                     ),
-                ),
-            )
+                )
+            ),
         ),
     )
 
@@ -336,21 +342,6 @@ def _build() -> Any:
             # Brushes' and drawings' visuals are never shown on their own.
             void(pack.false(), pack.true(), pack.false()),
         ),
-    )
-    checked_read = E.prop(E.convert(c, ToggleButton), "IsChecked")  # a Nullable<bool>
-    is_checked = Expression.Variable(checked_read.Type, "isChecked")
-    checked_field = guarded(
-        Expression.IfThenElse(
-            E.is_type(c, ToggleButton),
-            E.block(
-                [is_checked],
-                E.assign(is_checked, checked_read),
-                Expression.IfThenElse(
-                    E.prop(is_checked, "HasValue"), void(flag(E.prop(is_checked, "Value"))), void(pack.null())
-                ),
-            ),
-            void(pack.null()),
-        )
     )
     # ``_ItemsAdapter.child_total``: a list's count of items over MAX_LISTED_ITEMS, an items host's over its
     # visual children (a virtualizing panel holds containers for some items only); else none (-1, null).
@@ -404,10 +395,14 @@ def _build() -> Any:
             "ex",
             lambda _ex: void(set_rich(), E.assign(f.total, E.const(-1, int))),
         ),
+        # An item container's text is its item's (or the element is rich): decided before the text is read.
+        E.assign(reads.item_text, E.const(False, bool)),
+        Expression.IfThen(Expression.Not(is_rich), reads.container(c, set_rich(), hides)),
         text_field,
-        void(flag(is_any(_ACCESS_KEY_TYPES))),
+        void(flag(reads.marked(c, _ACCESS_KEY_TYPES))),
         state_fields,
-        checked_field,
+        reads.states(c),
+        reads.checked_field(pack),
         # Children: listed whole or not at all (a GetChild that throws half way lists none).
         E.assign(f.listed, E.const(False, bool)),
         E.call(kids, E.method(List[DependencyObject], "Clear")),
@@ -433,9 +428,9 @@ def _build() -> Any:
             )
         ),
         f.rich_field(),
-        pack.null(),
-        pack.null(),  # selected, expanded: the walk leaves items to the engine
+        reads.selected_field(pack),
+        reads.expanded_field(pack),
         string_field(E.static_call(AutomationProperties, "GetAutomationId", c)),
         f.enqueue_kids(),
     )
-    return f.compile([n_kids, dp, value, the_type, owner, n_items], record)
+    return f.compile([n_kids, dp, value, the_type, owner, n_items, *reads.variables], record)
