@@ -325,6 +325,45 @@ def test_ctrl_c_closes_the_ui_and_ends_as_keyboard_interrupt(
     assert_clean_end(ended, tmp_path, bound)
 
 
+def _handler_cycles(tmp_path: Path, *args: str) -> dict[str, Any]:
+    env = dict(os.environ, WPFPROBE_HOME=str(tmp_path))
+    try:
+        done = subprocess.run(
+            [sys.executable, str(SCRIPTS / "handler_cycles.py"), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE * 2,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the attach cycles did not finish within {DEADLINE * 2:g} s")
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    facts: dict[str, Any] = json.loads(line.removeprefix("RESULT "))
+    return facts
+
+
+def test_attach_run_again_in_a_notebook_leaves_one_set_of_handlers(tmp_path: Path) -> None:
+    """``probe = wpfprobe.attach(form)`` in a notebook cell run again and again: each Probe hooked
+    the app's events (the UI loop's end, the structure watch on every container) and nothing took
+    them off, since a Probe had no close: three runs, three sets, each run on every event for the
+    life of the app. Now a dropped Probe takes its own off, ``close()`` and a ``with`` block do it
+    at once, and a closed Probe refuses to read rather than hook the app again."""
+    facts = _handler_cycles(tmp_path, "notebook")
+    before, first = facts["before"], facts["attached"][0]
+    assert {event for event, n in first.items() if n > before[event]} >= {
+        "Application.ThreadExit", "form.ControlAdded", "panel.ControlAdded", "menu.ItemAdded",
+    }, first  # fmt: skip
+    for run, attached in enumerate(facts["attached"], 1):
+        assert attached == first, f"attach #{run}, the last Probe dropped, left more than one set of handlers"
+    assert facts["closed"] == before, "close() left the probe's handlers on the app"
+    assert facts["closedRead"] == "APP_NOT_AVAILABLE"
+    assert facts["afterClosedRead"] == before, "a read of a closed Probe hooked the app again"
+    assert facts["inWith"] == first
+    assert facts["afterWith"] == before, "leaving the with block left the probe's handlers on the app"
+
+
 def test_detach_then_attach_leaves_one_set_of_handlers(tmp_path: Path) -> None:
     """Each start added another set of .NET handlers to the app (the UI loop's end, the structure
     counters on every container, ...) and stop() took none off: an app attached and detached over
@@ -332,21 +371,7 @@ def test_detach_then_attach_leaves_one_set_of_handlers(tmp_path: Path) -> None:
     start after it adds exactly one set. Counted from the app's own .NET state (reflection on each
     event's delegate), not from the probe; after stop, the app's events run no Python of the probe's.
     """
-    env = dict(os.environ, WPFPROBE_HOME=str(tmp_path))
-    try:
-        done = subprocess.run(
-            [sys.executable, str(SCRIPTS / "handler_cycles.py")],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=DEADLINE * 2,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"the start/stop cycles did not finish within {DEADLINE * 2:g} s")
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
-    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
-    facts = json.loads(line.removeprefix("RESULT "))
+    facts = _handler_cycles(tmp_path)
     before, attached_again = facts["before"], facts["attachedAgain"]
     one_set = {event: n - before[event] for event, n in facts["attached"][0].items()}
     # The probe hooks each of these once while attached (so the census can see a set at all).

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from wpfprobe.core.errors import InvalidArgumentError
@@ -59,7 +62,20 @@ def attach(
     if timeout is not None:
         settings = settings.model_copy(update={"ui_timeout": float(timeout)})
     conn = connect(app, timeout=settings.ui_timeout, test_hooks=settings.test_hooks, first_wait=settings.attach_wait)
-    return connected(conn, name, settings)
+    probe = connected(conn, name, settings)
+    # A notebook runs `probe = wpfprobe.attach(form)` again and again, dropping the last Probe
+    # each time: each one's handlers on the app's events (its structure watch, the UI loop's
+    # end) stayed, and ran, for the life of the app. Dropped, a Probe takes them off.
+    probe._finalizer = weakref.finalize(probe, _close_dropped, probe.engine)
+    probe._finalizer.atexit = False  # the app is ending: nothing to take off, and no UI to wait for
+    return probe
+
+
+def _close_dropped(engine: Engine) -> None:
+    """Close a dropped Probe's engine on a thread of its own: the last reference may go on the UI
+    thread, inside an event the handlers belong to, or in a collection, where waiting for the UI
+    thread would deadlock."""
+    threading.Thread(target=engine.close, name="wpfprobe-detach", daemon=True).start()
 
 
 def connected(conn: Connection, name: str | None, settings: ProbeSettings) -> Probe:
@@ -79,10 +95,31 @@ def connected(conn: Connection, name: str | None, settings: ProbeSettings) -> Pr
 
 
 class Probe:
-    """An attached app. Cheap to keep: it holds no UI object strongly."""
+    """An attached app. Cheap to keep: it holds no UI object strongly.
+
+    ``close()`` (or a ``with`` block) takes the handlers the probe added to the app's events off
+    again; a Probe ``attach`` made and then dropped does that by itself. A closed Probe's reads and
+    actions raise ``APP_NOT_AVAILABLE``; attach again to go on.
+    """
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def close(self) -> None:
+        """Take the probe's handlers off the app's events (on its UI thread, at most ``ui_timeout``).
+        Never raises; a second call does nothing."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._engine.close()
+
+    def __enter__(self) -> Probe:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
 
     @property
     def engine(self) -> Engine:

@@ -230,7 +230,7 @@ class Driver:
             remaining = deadline - time.monotonic()
             try:
                 hop_timeout = min(engine.settings.ui_timeout, max(remaining, 0.05))
-                done, last, node = engine.ui.run(lambda: test(_hop(engine), target), timeout=hop_timeout)
+                done, last, node = engine.on_ui(lambda: test(_hop(engine), target), timeout=hop_timeout)
             except DispatcherBusyError:
                 done, last, node = False, "<UI thread busy>", None
             if done:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import Any, TypeVar, cast
 
-from wpfprobe.core.errors import NodeNotFoundError, ProbeError
+from wpfprobe.core.errors import AppNotAvailableError, NodeNotFoundError, ProbeError
 from wpfprobe.core.identity import app_id, default_app_name
 from wpfprobe.core.identity import slug as slug
 from wpfprobe.core.models import Page, RuntimeDescription
@@ -56,11 +56,24 @@ class EngineBase:
         self.cursors = CursorStore(ttl=self.settings.cursor_ttl, max_snapshots=self.settings.max_cursors)
         # Written only on the UI thread, replaced whole.
         self.name_index: NameIndex | None = None
+        #: Set once by ``Engine.close``: the probe's handlers are off the app, and it reads no more.
+        self.closed = False
+
+    def on_ui(self, fn: Callable[[], T], *, timeout: float) -> T:
+        """``fn`` on the UI thread: the engine's every call there goes through this. A closed
+        engine refuses: a read would hook the app's events again (the name index's watch) after
+        the close took its handlers off."""
+        if self.closed:
+            raise AppNotAvailableError(
+                "This probe was closed: it no longer reads the app.",
+                suggestion="Attach again: wpfprobe.attach(app).",
+            )
+        return self.ui.run(fn, timeout=timeout)
 
     def hop(self, fn: Callable[[Hop], T]) -> T:
         """Run ``fn`` on the UI thread with a fresh ``Hop``: one hop per request (invariant 2)."""
         with collection_deferred():
-            return self.ui.run(lambda: fn(Hop(self)), timeout=self.settings.ui_timeout)
+            return self.on_ui(lambda: fn(Hop(self)), timeout=self.settings.ui_timeout)
 
     def sliced(self, start: Callable[[Hop], Generator[None, None, T]]) -> T:
         """Long work in slices of ``settings.ui_slice`` seconds on the UI thread, letting it go between them.
@@ -106,7 +119,7 @@ class EngineBase:
                 try:
                     while status == "more":
                         held.breathe()
-                        status, value = self.ui.run(step, timeout=self.settings.ui_timeout)
+                        status, value = self.on_ui(step, timeout=self.settings.ui_timeout)
                 finally:
                     # An error's traceback keeps this frame: it must not keep the hop and what it read
                     # alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).

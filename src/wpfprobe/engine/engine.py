@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
@@ -76,10 +77,17 @@ class Engine(WhyQueries):
         #: Input, waits and mutation (the interact and mutate tiers).
         self.driver = Driver(self, os_input=os_input)
         self._window_watch = WindowWatch()
+        self._closing = threading.Lock()
 
     def close(self) -> None:
         """The probe stops: the audit log closed, and every handler the probe added to the app's
-        events taken off (``ToolkitAdapter.detach``, bounded by ``ui_timeout``). Never raises."""
+        events taken off (``ToolkitAdapter.detach``, bounded by ``ui_timeout``). Never raises.
+        Once only: a second close (a Probe closed by hand, then its finalizer) would otherwise
+        release the hooks shared with other probes of the app a second time."""
+        with self._closing:
+            if self.closed:
+                return
+            self.closed = True
         self.driver.close()
         detach = getattr(self.adapter, "detach", None)  # a test's fake toolkit may have none
         if detach is None:

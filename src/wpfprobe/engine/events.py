@@ -71,7 +71,7 @@ def read_app_events(engine: EngineBase, watch: WindowWatch, since_seq: int) -> a
     windows: dict[str, dict[str, Any]] | None = None
     try:
         timeout = min(engine.settings.ui_timeout, WINDOW_HOP_TIMEOUT)
-        windows = engine.ui.run(lambda: _visible_windows(Hop(engine)), timeout=timeout)
+        windows = engine.on_ui(lambda: _visible_windows(Hop(engine)), timeout=timeout)
     except DispatcherBusyError:
         responsive = False
     except AppNotAvailableError:

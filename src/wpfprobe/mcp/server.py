@@ -170,7 +170,7 @@ class ProbeHandle:
             self._runner.stop(timeout)
             # A start still under way ends after its current step (each is bounded by ui_timeout).
             self._startup.stop(timeout)
-            if self._startup.done and self._startup.error is None:
+            if self._startup.done and self._startup.error is None and self._startup.owns_probe:
                 # Before the poster goes: the probe's handlers come off the app on its UI thread.
                 self._startup.probe().engine.close()
             _release_ui_poster()

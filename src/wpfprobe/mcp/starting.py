@@ -98,6 +98,8 @@ class Startup:
         self._compile_after: Callable[[], object] | None = None
         self._serve: Callable[[], object] | None = None
         self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
+        #: The probe is this start-up's own, so the handle's stop closes it (not a caller's: ``attached``).
+        self.owns_probe = True
 
     @classmethod
     def attached(cls, probe: Probe) -> Startup:
@@ -115,6 +117,7 @@ class Startup:
         startup = cls(Located(None, str(engine.adapter.toolkit), facts), name=engine.app_name, settings=None, timeout=1)
         startup._settings = engine.settings
         startup._probe = probe
+        startup.owns_probe = False  # its caller closes it, and may read on after the server stops
         startup._located = None
         startup._settings_known.set()
         startup._done.set()

@@ -1,6 +1,8 @@
 """Start and stop the probe several times in one app, counting the app's .NET event handlers.
 
-For test_lifecycle.py (``test_detach_then_attach_leaves_one_set_of_handlers``).
+For test_lifecycle.py (``test_detach_then_attach_leaves_one_set_of_handlers``; with the
+argument ``notebook``, ``test_attach_run_again_in_a_notebook_leaves_one_set_of_handlers``:
+``wpfprobe.attach`` in a cell run again and again, no server).
 The counts are read from the app's own .NET state by reflection, not from the
 probe's bookkeeping: the delegate behind each event (a field-like event's
 backing field, or the entry of a component's ``Events`` list), and the length
@@ -130,6 +132,57 @@ def use(handle: Any) -> None:
             raise RuntimeError(f"{tool} failed: {result.content}")
 
 
+def use_api(probe: Any) -> None:
+    """What a notebook does that makes the probe hook the app: a lookup by name (the name index
+    walks and watches every container)."""
+    found = probe.find("#greetingLabel")
+    if not found.results:
+        raise RuntimeError("#greetingLabel not found")
+
+
+def census_becomes(app: Any, expected: dict[str, int], deadline: float = 30.0) -> dict[str, int]:
+    """The census once it equals ``expected``, or the last one read after ``deadline`` seconds: a
+    dropped Probe takes its handlers off on a thread of its own."""
+    import time
+
+    end = time.monotonic() + deadline
+    while True:
+        now = app.invoke(lambda: census(app))
+        if now == expected or time.monotonic() > end:
+            return now
+        time.sleep(0.05)
+
+
+def notebook_cycles(app: Any) -> dict[str, Any]:
+    """``probe = wpfprobe.attach(form)`` run again and again (the last Probe dropped each time),
+    then closed by hand, then a ``with`` block; the census after each."""
+    import wpfprobe
+    from wpfprobe.errors import ProbeError
+
+    facts: dict[str, Any] = {"before": app.invoke(lambda: census(app)), "attached": []}
+    probe = wpfprobe.attach(app.app)
+    use_api(probe)
+    one_set = app.invoke(lambda: census(app))
+    facts["attached"].append(one_set)
+    for _ in range(CYCLES - 1):
+        probe = wpfprobe.attach(app.app)  # the cell again: the last Probe is dropped here
+        use_api(probe)
+        facts["attached"].append(census_becomes(app, one_set))
+    probe.close()
+    facts["closed"] = app.invoke(lambda: census(app))
+    try:
+        probe.find("#greetingLabel")
+        facts["closedRead"] = "answered"
+    except ProbeError as err:
+        facts["closedRead"] = err.code
+    facts["afterClosedRead"] = app.invoke(lambda: census(app))
+    with wpfprobe.attach(app.app) as probe:
+        use_api(probe)
+        facts["inWith"] = app.invoke(lambda: census(app))
+    facts["afterWith"] = app.invoke(lambda: census(app))
+    return facts
+
+
 def main() -> int:
     import wpfprobe
     import wpfprobe_clr
@@ -144,6 +197,9 @@ def main() -> int:
         spec.loader.exec_module(example)
         app = example.start_in_background()
         try:
+            if sys.argv[1:] == ["notebook"]:
+                print("RESULT " + json.dumps(notebook_cycles(app)), flush=True)
+                return 0
             facts["before"] = app.invoke(lambda: census(app))
             for _ in range(CYCLES):
                 handle = wpfprobe.start(app.app, name="handler-cycles")
