@@ -17,14 +17,12 @@ wakes it early, "close" stops the app. --ui-timeout sets the probe's ui_timeout
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
 import threading
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from example_app import load_example
 
 
 def main() -> None:
@@ -47,10 +45,7 @@ def main() -> None:
 
     with virtual_display():
         wpfprobe_clr.ensure_clr()
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         app = example.start_in_background()
         from System import Action
 

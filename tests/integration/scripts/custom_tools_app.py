@@ -12,14 +12,11 @@ stops. test_custom_tools_mcp.py drives it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
+from example_app import load_example
 from pydantic import BaseModel
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 class Summary(BaseModel):
@@ -36,10 +33,7 @@ def main() -> None:
     _logging.configure(level="INFO", file=sys.argv[1])
     with virtual_display():
         wpfprobe_clr.ensure_clr()
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         app = example.start_in_background()
         form = app.app
 

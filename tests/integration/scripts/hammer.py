@@ -5,12 +5,11 @@ Run by test_concurrency.py in a subprocess with a deadline. Prints DONE <calls> 
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import threading
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from example_app import load_example
+
 CALLS_PER_THREAD = int(sys.argv[1]) if len(sys.argv) > 1 else 150
 
 
@@ -22,10 +21,7 @@ def main() -> None:
     wpfprobe_clr.ensure_clr()  # the probe loads the CLR, as for an app that lets it
 
     with virtual_display():
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         from System import GC
 
         app = example.start_in_background()

@@ -13,12 +13,13 @@ cycles run here; WPFPROBE_HOME must be set by the caller. Prints one line,
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from example_app import load_example
 
 ROOT = Path(__file__).resolve().parents[3]
 CYCLES = 3
@@ -191,10 +192,7 @@ def main() -> int:
     wpfprobe_clr.ensure_clr()
     facts: dict[str, Any] = {}
     with virtual_display():
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         app = example.start_in_background()
         try:
             if sys.argv[1:] == ["notebook"]:

@@ -5,13 +5,12 @@ Prints one JSON line per event for test_mcp_lifecycle.py to read.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from example_app import load_example
 
 
 def say(**event: object) -> None:
@@ -25,10 +24,7 @@ def main() -> None:
 
     with virtual_display():
         wpfprobe_clr.ensure_clr()
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         app = example.start_in_background()
         handle = wpfprobe.start(app.app, name="lifecycle")
         try:

@@ -8,7 +8,6 @@ caller. Prints one line, ``RESULT {json}``, and exits 0.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import socket
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[3]
+from example_app import load_example
 
 
 def refuses(url: str) -> bool:
@@ -54,10 +53,7 @@ def main() -> int:
     wpfprobe_clr.ensure_clr()
     facts: dict[str, Any] = {}
     with virtual_display():
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         app = example.start_in_background()
         try:
             first = wpfprobe.start(app.app, name="start-stop")

@@ -12,11 +12,10 @@ Run by tests/integration/test_mcp_stdio.py. Exit code 0 when it ended cleanly,
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from example_app import load_example
+
 BEFORE = "stdio_app: hello from the app, before wpfprobe.start"
 AFTER = "stdio_app: hello from the app, after wpfprobe.start"
 # An upper bound for one test session; the test closes stdin long before.
@@ -30,10 +29,7 @@ def main() -> int:
 
     wpfprobe_clr.ensure_clr()
     with virtual_display():
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         app = example.start_in_background()
         try:
             print(BEFORE, flush=True)

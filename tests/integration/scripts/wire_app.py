@@ -16,14 +16,12 @@ test_mcp_wire.py and test_mcp_conformance.py drive it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 import os
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from example_app import load_example
 
 
 def main() -> None:
@@ -33,10 +31,7 @@ def main() -> None:
 
     with virtual_display():
         wpfprobe_clr.ensure_clr()
-        spec = importlib.util.spec_from_file_location("winforms_app", ROOT / "examples" / "winforms_app.py")
-        assert spec is not None and spec.loader is not None
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
+        example = load_example()
         app = example.start_in_background()
 
         @wpfprobe.tool
