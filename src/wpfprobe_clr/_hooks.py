@@ -115,15 +115,30 @@ def take_off(sets: Iterable[Hooks], ui: Any, *, timeout: float) -> bool:
     the event's owner), and the last reference to one dropped on a thread frees it there, through
     pythonnet, which is a call into the CLR: Mono's exit then waits for that thread (the ending
     thread of ``wpfprobe run`` waits for good; the app hung at exit). So the unhooks are let go on
-    the UI thread as they run, and kept (``_left``, ``_kept``) when they cannot run."""
+    the UI thread as they run, and kept (``_left``, ``_kept``) when they cannot run.
+
+    ``SHARED`` (in ``sets`` when its last user was released) is taken only then, on the UI thread,
+    if no attach has acquired it meanwhile: a dropped Probe's stop runs on a thread of its own and
+    may meet the next attach, which found the hooks still on and added none."""
     unhooks: list[Unhook] = []
     at_exit: list[Unhook] = []
+    shared = False
     for hooks in sets:
-        hooks._take_into(unhooks, at_exit)
-    if not unhooks:
+        if hooks is SHARED:
+            shared = True
+        else:
+            hooks._take_into(unhooks, at_exit)
+    if not unhooks and not (shared and len(SHARED)):
         return True
 
+    def take_shared() -> None:
+        if shared:
+            with _users_lock:
+                if _users == 0:
+                    SHARED._take_into(unhooks, at_exit)
+
     def on_ui_thread() -> None:
+        take_shared()
         for unhook in at_exit:
             _exit.forget(unhook)
         at_exit.clear()
@@ -134,11 +149,13 @@ def take_off(sets: Iterable[Hooks], ui: Any, *, timeout: float) -> bool:
     except AppNotAvailableError:
         # The UI thread has ended (or the app is exiting): its objects went with it, and raise
         # nothing any more. What is on the loop's end comes off at the exit (``_exit``).
+        take_shared()
         with _users_lock:
             _kept.extend(unhooks)
         unhooks.clear()
         return False
     except Exception:  # noqa: BLE001 - busy past the timeout: that call never runs
+        take_shared()
         with _users_lock:
             _left.extend(unhooks)
         log.info(

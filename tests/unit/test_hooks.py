@@ -162,3 +162,33 @@ def test_what_cannot_come_off_is_kept_not_let_go_on_the_stopping_thread(ui_is: s
         attach.join()
         gc.collect()
         assert freed_on == ["ui"]
+
+
+def test_shared_hooks_stay_on_when_a_probe_attaches_while_the_last_one_is_taken_off() -> None:
+    """A dropped Probe closes on a thread of its own (api/probe.py), so its stop can run beside
+    the next attach: the stop released the shared hooks (no user left) and posted their removal;
+    the new probe acquired them and found them still on (so added none); then the removal ran on
+    the UI thread and the new probe was left without the app's exception hooks. The removal now
+    asks again on the UI thread, where both run, whether anyone uses them."""
+    off: list[str] = []
+    _hooks.acquire()
+    _hooks.SHARED.added(lambda: off.append("app exceptions"))
+    released = _hooks.release()
+    assert released == [_hooks.SHARED]
+    posted: list[Callable[[], Any]] = []
+
+    class _Posting(_Ui):
+        def run(self, fn: Callable[[], Any], *, timeout: float | None = None) -> Any:
+            posted.append(fn)  # runs below, after the next attach's acquire
+
+    taker = threading.Thread(target=lambda: _hooks.take_off(released, _Posting(), timeout=1.0))
+    taker.start()
+    taker.join()
+    _hooks.acquire()  # the next attach, while the removal waits its turn on the UI thread
+    try:
+        posted[0]()  # the UI thread runs the removal
+        assert off == [], "the next probe's shared hooks were taken off under it"
+        assert _hooks.SHARED.live and len(_hooks.SHARED) == 1
+    finally:
+        assert _hooks.take_off(_hooks.release(), _Ui(), timeout=1.0)
+    assert off == ["app exceptions"], "the last user's stop still takes them off"
