@@ -155,38 +155,44 @@ class Pipe:
         return out
 
 
-def test_stdout_carries_only_frames_after_start_and_the_app_exits_when_stdin_closes(display: str | None) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, str(SCRIPT)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        env=child_env(display),
-    )
-    out, err = Pipe(proc.stdout), Pipe(proc.stderr)
-    try:
-        assert proc.stdin is not None
+class RawClient:
+    """The app launched over pipes, spoken to in raw JSON-RPC lines, as a client would."""
 
-        def send(message: dict[str, Any]) -> None:
-            proc.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
-            proc.stdin.flush()  # type: ignore[union-attr]
+    def __init__(self, display: str | None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SCRIPT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            env=child_env(display),
+        )
+        self.out, self.err = Pipe(self.proc.stdout), Pipe(self.proc.stderr)
 
-        def response(request_id: int) -> dict[str, Any]:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                line = out.next(timeout=max(0.1, deadline - time.monotonic()))
-                assert line is not None, f"stdout closed early; stderr: {''.join(err.seen)[-2000:]}"
-                if line.rstrip("\n") == BEFORE and len(out.seen) == 1:
-                    continue  # printed before start: ahead of every frame
-                frame = json.loads(line)  # anything else on stdout must be a frame
-                assert frame.get("jsonrpc") == "2.0", frame
-                if frame.get("id") == request_id:
-                    return frame
-            pytest.fail(f"no response to request {request_id}")
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_line(json.dumps(message))
 
-        send(
+    def send_line(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def response(self, request_id: int) -> dict[str, Any]:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = self.out.next(timeout=max(0.1, deadline - time.monotonic()))
+            assert line is not None, f"stdout closed early; stderr: {''.join(self.err.seen)[-2000:]}"
+            if line.rstrip("\n") == BEFORE and len(self.out.seen) == 1:
+                continue  # printed before start: ahead of every frame
+            frame = json.loads(line)  # anything else on stdout must be a frame
+            assert frame.get("jsonrpc") == "2.0", frame
+            if frame.get("id") == request_id:
+                return frame
+        pytest.fail(f"no response to request {request_id}")
+
+    def initialize(self) -> dict[str, Any]:
+        self.send(
             {
                 "jsonrpc": "2.0",
                 "id": 1,
@@ -198,9 +204,54 @@ def test_stdout_carries_only_frames_after_start_and_the_app_exits_when_stdin_clo
                 },
             }
         )
-        init = response(1)
+        init = self.response(1)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return init
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def _rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        return next(int(ln.split()[1]) for ln in fh if ln.startswith("VmRSS:")) / 1024
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the app's RSS from /proc")
+def test_a_200_mib_frame_is_dropped_without_the_app_holding_it(display: str | None) -> None:
+    """The SDK read a stdio frame whole, however long: a 400 MiB line with no newline took the app
+    from 177 to 848 MiB, and a few GiB would have ended it. A frame over 4 MiB (HTTP's body limit)
+    is now skipped in pieces and dropped as a line that is no message is; the next is answered."""
+    client = RawClient(display)
+    try:
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert client.response(2)["result"] == {}
+        before = _rss_mib(client.proc.pid)
+        frame = '{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"pad": "' + "a" * (200 << 20) + '"}}'
+        client.send_line(frame)
+        del frame
+        client.send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
+        assert client.response(4)["result"] == {}, "the frame after the oversized one is answered"
+        grew = _rss_mib(client.proc.pid) - before
+        assert client.proc.stdin is not None
+        client.proc.stdin.close()
+        assert client.proc.wait(timeout=30) == 0
+    finally:
+        client.kill()
+    assert grew < 40, f"the app grew by {grew:.0f} MiB reading a 200 MiB frame"
+    assert not any('"id":3' in line for line in client.out.seen), "the oversized frame was answered"
+
+
+def test_stdout_carries_only_frames_after_start_and_the_app_exits_when_stdin_closes(display: str | None) -> None:
+    client = RawClient(display)
+    proc, out, err, send, response = client.proc, client.out, client.err, client.send, client.response
+    try:
+        assert proc.stdin is not None
+        init = client.initialize()
         assert init["result"]["serverInfo"]["name"] == "wpfprobe"
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         assert {t["name"] for t in response(2)["result"]["tools"]} == READ_TOOLS
         send(
@@ -237,9 +288,7 @@ def test_stdout_carries_only_frames_after_start_and_the_app_exits_when_stdin_clo
         leftovers = out.rest(5)
         stderr = "".join(err.seen + err.rest(5))
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+        client.kill()
 
     assert code == 0, stderr[-3000:]
     for line in leftovers:

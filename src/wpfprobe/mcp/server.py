@@ -798,10 +798,12 @@ class _StdioRunner:
                 self._loop = asyncio.get_running_loop()
                 self._task = asyncio.current_task()
             self._loop.set_exception_handler(wirelog.loop_exception)
-            await server.run_stdio_async()
+            await stdio_wire.serve(server)
 
         try:
             server = self._build()
+            from wpfprobe.mcp import stdio_wire  # noqa: PLC0415 - the SDK's, imported by build
+
             asyncio.run(main())
         except (asyncio.CancelledError, Exception):
             log.debug("stdio server ended", exc_info=True)
