@@ -768,3 +768,59 @@ def test_one_broker_drives_apps_from_wpfprobe_run_wpfprobe_start_and_wpf_launch_
     assert [p.returncode for p in runs] == [0, 0], [
         (tmp_path / f"{n}.out").read_text()[-2000:] for n in ("ledger", "inventory")
     ]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the broker's RSS from /proc")
+def test_a_200_mib_frame_does_not_grow_the_broker(tmp_path: Path) -> None:
+    """The broker read a stdio frame whole, as the app's stdio server did (test_mcp_stdio): a
+    client's line of 200 MiB with no end grew it by as much. It reads through the same bounded
+    streams now: the frame is dropped in 4 MiB pieces and the next message is answered."""
+    env = dict(os.environ, WPFPROBE_HOME=str(tmp_path))
+    broker = subprocess.Popen(
+        [sys.executable, "-m", "wpfprobe", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    answers: queue.Queue[bytes] = queue.Queue()
+    assert broker.stdin is not None and broker.stdout is not None
+    reader = threading.Thread(target=lambda: [answers.put(line) for line in broker.stdout], daemon=True)  # type: ignore[union-attr]
+    reader.start()
+
+    def send(message: dict[str, Any]) -> None:
+        broker.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+        broker.stdin.flush()  # type: ignore[union-attr]
+
+    def answer(request_id: int) -> dict[str, Any]:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                frame = json.loads(answers.get(timeout=max(0.1, deadline - time.monotonic())))
+            except queue.Empty:
+                break
+            if frame.get("id") == request_id:
+                return dict(frame)
+        pytest.fail(f"the broker did not answer request {request_id}")
+
+    def rss_mib() -> float:
+        with open(f"/proc/{broker.pid}/status", encoding="ascii") as fh:
+            return next(int(ln.split()[1]) for ln in fh if ln.startswith("VmRSS:")) / 1024
+
+    try:
+        params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+        assert answer(1)["result"]["serverInfo"]
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        before = rss_mib()
+        broker.stdin.write(b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "pad": "' + b"a" * (200 << 20) + b'"}\n')
+        send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        assert answer(3)["result"] == {}
+        grew = rss_mib() - before
+        broker.stdin.close()
+        assert broker.wait(timeout=30) == 0
+    finally:
+        if broker.poll() is None:
+            broker.kill()
+            broker.wait(10)
+    assert grew < 40, f"the broker grew by {grew:.0f} MiB reading a 200 MiB frame"

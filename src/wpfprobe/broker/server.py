@@ -67,13 +67,14 @@ async def serve_stdio(
 ) -> None:
     """Serve the broker on stdin/stdout until the client closes stdin."""
     from mcp.server.lowlevel.server import NotificationOptions  # noqa: PLC0415
-    from mcp.server.stdio import stdio_server  # noqa: PLC0415
+
+    from wpfprobe.mcp import stdio_wire  # noqa: PLC0415 - a client's frame bounded, as in the app
 
     broker = Broker(directory=directory, scan_interval=scan_interval, record_dir=record_dir, extra_tools=extra_tools)
     server = build_server(broker)
     scanner = asyncio.ensure_future(broker.registry.scan_forever())
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_wire.streams() as (read_stream, write_stream):
             await server.run(
                 read_stream,
                 write_stream,

@@ -8,21 +8,24 @@ here a frame over :data:`MAX_FRAME` characters is skipped in pieces of that size
 that is no JSON-RPC message: the server answers nothing for it (its id is in the
 part no one read) and goes on with the next line.
 
-Serving is otherwise the SDK's own (``MCPServer.run_stdio_async``): its claim of
-fd 0 (pointed at the null device while serving, so the app's children read EOF
-and not the wire) and of fd 1, and its read and write loops.
+Serving is otherwise the SDK's own (``stdio_server``, as ``MCPServer.run_stdio_async``
+uses it): its claim of fd 0 (pointed at the null device while serving, so the
+app's children read EOF and not the wire) and of fd 1, and its read and write
+loops. The broker's stdio (``wpfprobe mcp``) reads through the same streams.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 from mcp.server import stdio as _sdk_stdio
 
-__all__ = ["MAX_FRAME", "serve"]
+__all__ = ["MAX_FRAME", "serve", "streams"]
 
 log = logging.getLogger("wpfprobe.wire")
 
@@ -46,15 +49,21 @@ class _BoundedLines(_sdk_stdio._UnownedTextWrapper):
         return "\n" if line else ""  # "" only at the end of the input: the wire closed mid-frame
 
 
-async def serve(server: Any) -> None:
-    """Serve ``server`` (the SDK's MCPServer) over stdin and stdout, as ``run_stdio_async``
-    does, reading stdin through :class:`_BoundedLines`."""
+@asynccontextmanager
+async def streams() -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's ``stdio_server`` streams (read, write), stdin read through :class:`_BoundedLines`."""
     buffer, release = _sdk_stdio._claim_fd(0, sys.stdin, "rb", _sdk_stdio._open_stdin_diversion)
     try:
         stdin = anyio.wrap_file(_BoundedLines(buffer, encoding="utf-8", errors="replace"))
         async with _sdk_stdio.stdio_server(stdin=stdin) as (read_stream, write_stream):
-            lowlevel = server._lowlevel_server
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+            yield read_stream, write_stream
     finally:
         if release is not None:
             release()
+
+
+async def serve(server: Any) -> None:
+    """Serve ``server`` (the SDK's MCPServer) over stdin and stdout, as ``run_stdio_async`` does."""
+    async with streams() as (read_stream, write_stream):
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
