@@ -456,3 +456,50 @@ def test_the_listening_socket_disables_nagle_so_requests_do_not_wait_for_delayed
     sock = mcp_server._runner._sock
     assert sock.proto == socket.IPPROTO_TCP
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+def _closed_by_server(socks: list[socket.socket], deadline: float) -> set[socket.socket]:
+    """The sockets the server has closed (they read EOF) by ``deadline`` (time.monotonic()), or all."""
+    import selectors
+    import time
+
+    closed: set[socket.socket] = set()
+    with selectors.DefaultSelector() as sel:
+        for s in socks:
+            sel.register(s, selectors.EVENT_READ)
+        while len(closed) < len(socks) and time.monotonic() < deadline:
+            for key, _ in sel.select(timeout=max(0.0, min(0.5, deadline - time.monotonic()))):
+                s = key.fileobj
+                assert isinstance(s, socket.socket)
+                try:
+                    data = s.recv(1)
+                except OSError:
+                    data = b""
+                assert data == b"", "the server sent something to a connection that asked nothing"
+                closed.add(s)
+                sel.unregister(s)
+    return closed
+
+
+def test_connections_that_ask_nothing_are_bounded_and_closed(mcp_server: Any, port: int) -> None:
+    """Anyone on the machine can connect (the token is checked per request), and uvicorn held a
+    connection that never sent a request for as long as its client kept it: 20,000 of them took
+    every file descriptor the app had. Now at most MAX_CONNECTIONS are held, a new one beyond it is
+    closed at once, and one silent for FIRST_REQUEST_WAIT seconds is closed; requests still come in."""
+    import time
+
+    from wpfprobe.mcp import httpwire
+
+    socks = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(httpwire.MAX_CONNECTIONS + 30)]
+    try:
+        at_once = _closed_by_server(socks, time.monotonic() + 3.0)
+        assert len(socks) - len(at_once) <= httpwire.MAX_CONNECTIONS, "more connections held than the bound"
+        assert len(at_once) >= 30, "the connections beyond the bound were not closed at once"
+        rest = [s for s in socks if s not in at_once]
+        later = _closed_by_server(rest, time.monotonic() + httpwire.FIRST_REQUEST_WAIT + 15)
+        assert len(later) == len(rest), f"{len(rest) - len(later)} silent connections were kept past the wait"
+    finally:
+        for s in socks:
+            s.close()
+    reply = send(mcp_server)
+    assert reply.status == 200, reply

@@ -45,6 +45,35 @@ once, before the eviction that follows each of them has run)."""
 
 _SESSION_HEADER = b"mcp-session-id"
 
+MAX_CONNECTIONS = 256
+"""Open connections to the server at most: beyond it, a new one is closed as soon as it is made.
+Anyone on the machine can connect (the token is checked per request), and uvicorn holds a
+connection that never sends a request for as long as its client keeps it: 20,000 of them took
+every file descriptor the app had (Mono's X11 code began to fail in the app). The clients of one
+app hold a few each (a request, an event stream); 256 leaves room for every session several times."""
+
+FIRST_REQUEST_WAIT = 10.0
+"""Seconds a new connection may stay silent before its first request; then it is closed, as
+uvicorn closes one idle after a response (its keep-alive timeout)."""
+
+
+def protocol_class() -> type:
+    """uvicorn's h11 protocol, bounded by ``MAX_CONNECTIONS`` and ``FIRST_REQUEST_WAIT``. h11 always
+    (not uvicorn's "auto", which takes httptools when the app has it installed): the wire's
+    answers to malformed requests are the ones the tests pin."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415 - on the server's thread
+
+    class BoundedH11(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > MAX_CONNECTIONS:
+                self.transport.close()
+                return
+            if self.timeout_keep_alive_task is None:  # the first request's data cancels it
+                self.timeout_keep_alive_task = self.loop.call_later(FIRST_REQUEST_WAIT, self.timeout_keep_alive_handler)
+
+    return BoundedH11
+
 
 class HttpWire:
     """ASGI middleware; ``app`` is the SDK's streamable HTTP app serving ``path``."""

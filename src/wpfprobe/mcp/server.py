@@ -721,7 +721,13 @@ class _Runner:
             # if it runs uvicorn itself. What uvicorn logs on this server's thread goes to wpfprobe's
             # own log at DEBUG, never to the app's stderr (wirelog.py).
             config = uvicorn.Config(
-                app, log_level=None, access_log=True, lifespan="on", timeout_graceful_shutdown=2, log_config=None
+                app,
+                http=httpwire.protocol_class(),
+                log_level=None,
+                access_log=True,
+                lifespan="on",
+                timeout_graceful_shutdown=2,
+                log_config=None,
             )
             server = uvicorn.Server(config)
             with self._lock:
