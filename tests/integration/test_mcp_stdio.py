@@ -127,11 +127,17 @@ class Pipe:
     def __init__(self, stream: Any) -> None:
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []
+        #: Cleared: the stream is left unread (after the line being read), as a stuck client leaves it.
+        self.reading = threading.Event()
+        self.reading.set()
         self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
         self._thread.start()
 
     def _pump(self, stream: Any) -> None:
-        for line in iter(stream.readline, ""):
+        while self.reading.wait():
+            line = stream.readline()
+            if not line:
+                break
             self.lines.put(line)
         self.lines.put(None)
 
@@ -243,6 +249,61 @@ def test_a_200_mib_frame_is_dropped_without_the_app_holding_it(display: str | No
         client.kill()
     assert grew < 40, f"the app grew by {grew:.0f} MiB reading a 200 MiB frame"
     assert not any('"id":3' in line for line in client.out.seen), "the oversized frame was answered"
+
+
+def _peak_rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        return next(int(ln.split()[1]) for ln in fh if ln.startswith("VmHWM:")) / 1024
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the app's peak RSS from /proc")
+def test_a_client_that_does_not_read_its_answers_does_not_grow_the_app(display: str | None) -> None:
+    """The server started a task for every request it read, at once, and read on: a client that
+    sent requests and did not read the answers grew the app without end (300,000 pings took it past
+    1.2 GiB in a minute). Now stdin is not read while 64 requests are unanswered, and every request
+    is still answered once the client reads."""
+    client = RawClient(display)
+    pings = 30_000
+    try:
+        client.initialize()
+        before = _peak_rss_mib(client.proc.pid)
+        client.out.reading.clear()  # the client stops reading its answers
+        sent = [0]
+
+        def write() -> None:
+            assert client.proc.stdin is not None
+            for first in range(0, pings, 100):
+                client.proc.stdin.write(
+                    "".join(
+                        json.dumps({"jsonrpc": "2.0", "id": 10 + i, "method": "ping"}) + "\n"
+                        for i in range(first, first + 100)
+                    )
+                )
+                client.proc.stdin.flush()
+                sent[0] = first + 100
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        writer.join(5.0)  # the app reads 64 at most and waits; an unbounded one reads on
+        taken = sent[0]  # what the app took in, give or take the pipe's buffer, while nothing was read
+        peak = _peak_rss_mib(client.proc.pid) - before
+        client.out.reading.set()
+        answered: set[int] = set()
+        deadline = time.monotonic() + 90
+        while len(answered) < pings and time.monotonic() < deadline:
+            line = client.out.next(timeout=max(0.1, deadline - time.monotonic()))
+            assert line is not None, "stdout closed early"
+            answered.add(json.loads(line)["id"])  # answers may come in any order
+        writer.join(30)
+        assert not writer.is_alive(), "the app stopped reading for good"
+        assert client.proc.stdin is not None
+        client.proc.stdin.close()
+        assert client.proc.wait(timeout=30) == 0
+    finally:
+        client.kill()
+    assert len(answered) == pings, "every request was answered once the client read"
+    assert taken <= 5_000, f"the app read {taken} requests while none of its answers was read"
+    assert peak < 40, f"the app grew by {peak:.0f} MiB holding {pings} unread answers"
 
 
 def test_stdout_carries_only_frames_after_start_and_the_app_exits_when_stdin_closes(display: str | None) -> None:
