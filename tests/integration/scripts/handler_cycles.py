@@ -141,17 +141,16 @@ def use_api(probe: Any) -> None:
         raise RuntimeError("#greetingLabel not found")
 
 
-def census_becomes(app: Any, expected: dict[str, int], deadline: float = 30.0) -> dict[str, int]:
-    """The census once it equals ``expected``, or the last one read after ``deadline`` seconds: a
-    dropped Probe takes its handlers off on a thread of its own."""
+def census_after_dropped_closes(app: Any, deadline: float = 30.0) -> dict[str, int]:
+    """The census once every dropped Probe's close is over: each runs on a thread of its own
+    (``wpfprobe-detach``), joined here, ``deadline`` seconds at most in all."""
     import time
 
     end = time.monotonic() + deadline
-    while True:
-        now = app.invoke(lambda: census(app))
-        if now == expected or time.monotonic() > end:
-            return now
-        time.sleep(0.05)
+    for thread in threading.enumerate():
+        if thread.name == "wpfprobe-detach":
+            thread.join(max(0.0, end - time.monotonic()))
+    return app.invoke(lambda: census(app))
 
 
 def notebook_cycles(app: Any) -> dict[str, Any]:
@@ -168,7 +167,7 @@ def notebook_cycles(app: Any) -> dict[str, Any]:
     for _ in range(CYCLES - 1):
         probe = wpfprobe.attach(app.app)  # the cell again: the last Probe is dropped here
         use_api(probe)
-        facts["attached"].append(census_becomes(app, one_set))
+        facts["attached"].append(census_after_dropped_closes(app))
     probe.close()
     facts["closed"] = app.invoke(lambda: census(app))
     try:
