@@ -48,9 +48,10 @@ _SESSION_HEADER = b"mcp-session-id"
 MAX_CONNECTIONS = 256
 """Open connections to the server at most: beyond it, a new one is closed as soon as it is made.
 Anyone on the machine can connect (the token is checked per request), and uvicorn holds a
-connection that never sends a request for as long as its client keeps it: 20,000 of them took
-every file descriptor the app had (Mono's X11 code began to fail in the app). The clients of one
-app hold a few each (a request, an event stream); 256 leaves room for every session several times."""
+connection that never sends a request for as long as its client keeps it: 19,992 of them held
+19,992 of the app's 20,000 file descriptors, so the app's own files and sockets could not be
+opened. The clients of one app hold a few each (a request, an event stream); 256 leaves room for
+every session several times."""
 
 FIRST_REQUEST_WAIT = 10.0
 """Seconds a new connection may stay silent before its first request; then it is closed, as
