@@ -164,12 +164,18 @@ def test_what_cannot_come_off_is_kept_not_let_go_on_the_stopping_thread(ui_is: s
         assert freed_on == ["ui"]
 
 
-def test_shared_hooks_stay_on_when_a_probe_attaches_while_the_last_one_is_taken_off() -> None:
+def test_shared_hooks_stay_on_when_a_probe_attaches_while_the_last_one_is_taken_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A dropped Probe closes on a thread of its own (api/probe.py), so its stop can run beside
     the next attach: the stop released the shared hooks (no user left) and posted their removal;
     the new probe acquired them and found them still on (so added none); then the removal ran on
     the UI thread and the new probe was left without the app's exception hooks. The removal now
     asks again on the UI thread, where both run, whether anyone uses them."""
+    # Its own shared set and count: in the whole suite's process, the probes of other tests use the
+    # real ones, and their unhooks must not run here.
+    monkeypatch.setattr(_hooks, "SHARED", _hooks.Hooks())
+    monkeypatch.setattr(_hooks, "_users", 0)
     off: list[str] = []
     _hooks.acquire()
     _hooks.SHARED.added(lambda: off.append("app exceptions"))
