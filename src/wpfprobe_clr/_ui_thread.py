@@ -83,6 +83,7 @@ class UiThread:
         # the UI thread, which never waits on one; run() re-checks _ended after adding.
         self._pending: set[_Call] = set()
         self._ended = False
+        self._closed = False  # the probe stopped: see close()
         # When the UI thread last started or finished a probe call (time.monotonic()). A plain
         # float written by the UI thread and read by callers: no lock, as invariant 3 needs.
         self._progress = 0.0
@@ -116,6 +117,8 @@ class UiThread:
         try:
             if self._ended:
                 raise _ui_ended()
+            if self._closed:
+                raise _probe_stopped()
             _POSTER.submit(self._post, call, on_error=lambda err: call.outcome.put((False, err)))
             ok, value = self._wait(call, timeout)
         finally:
@@ -151,6 +154,21 @@ class UiThread:
             call.abandoned = True
             call.outcome.put((False, _ui_ended()))
 
+    def close(self) -> None:
+        """The probe stops: the calls waiting for the UI thread, and every later one from another
+        thread, fail at once with APP_NOT_AVAILABLE and post nothing.
+
+        A stop made on the UI thread (an app's handler calls ``stop()``, a client's click ran
+        it) cannot answer the calls waiting for that thread before it is over, and the server's
+        shutdown waited for them: the UI froze for its grace period, then the calls were cut
+        off, and went on after the stop, starting a new poster thread that stayed for good.
+        Calls on the UI thread itself still run inline (the stop takes its handlers off there).
+        """
+        self._closed = True
+        for call in list(self._pending):
+            call.abandoned = True
+            call.outcome.put((False, _probe_stopped()))
+
     @property
     def ended(self) -> bool:
         return self._ended
@@ -174,6 +192,8 @@ class UiThread:
                 pass
 
         if not self.is_ui_thread():
+            if self._closed:
+                raise _probe_stopped()
             _POSTER.submit(self._post, guarded, on_error=None)
             return
         try:
@@ -289,6 +309,14 @@ def _ui_ended() -> AppNotAvailableError:
     return AppNotAvailableError(
         "The app's UI thread has ended: the app closed its last window or is exiting.",
         suggestion="Start the app again, then reconnect (wpf_list_apps through the broker).",
+    )
+
+
+def _probe_stopped() -> AppNotAvailableError:
+    return AppNotAvailableError(
+        "The probe was stopped (the app called stop(), or it was detached): it makes no more calls "
+        "to the app's UI thread.",
+        suggestion="Start the probe again (wpfprobe.start() in the app, or wpfprobe attach), then reconnect.",
     )
 
 

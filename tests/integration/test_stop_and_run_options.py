@@ -110,6 +110,27 @@ def test_stop_closes_the_app_as_its_user_would(apps: list[App], tmp_path: Path) 
     assert manifests_left(home) == []
 
 
+@pytest.mark.parametrize("modal", ["box", "dialog"])
+def test_stop_closes_an_app_with_a_modal_dialog_open(apps: list[App], tmp_path: Path, modal: str) -> None:
+    """Mono's Application.Exit, called while a modal dialog runs its own message loop, closes every
+    form, and that loop takes the quit message for itself: the app's Application.Run never
+    returned, and its process stayed with no window until `stop` killed it (by SIGTERM after
+    --timeout; Ctrl+C left it so for good). Now the modal dialogs are closed first (as their user
+    would: they return Cancel) and the exit is asked for once their loops have ended."""
+    home = tmp_path / "home"
+    app = App(home, [str(APP), "--ui", "main", "--probe", "--modal", modal])
+    apps.append(app)
+    app.wait_for("MODAL-OPENS")
+    app.manifest()
+    stopped = cli(home, "stop", "--timeout", "30", "ending-app")
+    assert stopped.returncode == 0, stopped.stderr
+    assert ": closed" in stopped.stdout, stopped.stdout
+    status, lines, err = app.end()
+    assert status == 0, (lines, err)
+    assert "MODAL-RETURNED Cancel" in lines and "MAIN-ENDS" in lines, lines
+    assert manifests_left(home) == []
+
+
 def test_stop_sends_sigterm_to_an_app_that_refuses_to_close(apps: list[App], tmp_path: Path) -> None:
     home = tmp_path / "home"
     app = App(home, [str(APP), "--ui", "thread", "--join", "--probe", "--refuse-close"])

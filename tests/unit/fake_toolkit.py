@@ -940,6 +940,7 @@ class FakeUiThread:
         self.posts = 0
         #: What posted callables raised: dropped like the real UiThread.post does, kept here for tests.
         self.dropped: list[BaseException] = []
+        self.closed = False
 
     @property
     def thread_id(self) -> int | None:
@@ -981,6 +982,10 @@ class FakeUiThread:
                 self.dropped.append(exc)
 
         self.worker.post(guarded)
+
+    def close(self) -> None:
+        """The engine stopped (the real one then refuses calls; this one only notes it)."""
+        self.closed = True
 
 
 # -- the demo app ----------------------------------------------------------------

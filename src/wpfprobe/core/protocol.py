@@ -710,5 +710,8 @@ class UiThread(Protocol):
     def post(self, fn: Any) -> None:
         """Queue ``fn`` on the UI thread without waiting; its exceptions never reach the toolkit."""
 
+    def close(self) -> None:
+        """The probe stops: calls waiting for the UI thread and later ones from other threads fail."""
+
     @property
     def thread_id(self) -> int | None: ...

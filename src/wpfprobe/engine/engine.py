@@ -79,23 +79,32 @@ class Engine(WhyQueries):
         self._window_watch = WindowWatch()
         self._closing = threading.Lock()
 
+    def stopping(self) -> None:
+        """The probe begins to stop. On the UI thread, the calls waiting for it fail now: it
+        cannot answer them before the stop is over, and the stop waits for the server, whose
+        shutdown waits for them (``UiThread.close``)."""
+        if self.ui.is_ui_thread():
+            self.ui.close()
+
     def close(self) -> None:
-        """The probe stops: the audit log closed, and every handler the probe added to the app's
-        events taken off (``ToolkitAdapter.detach``, bounded by ``ui_timeout``). Never raises.
-        Once only: a second close (a Probe closed by hand, then its finalizer) would otherwise
-        release the hooks shared with other probes of the app a second time."""
+        """The probe stops: the audit log closed, every handler the probe added to the app's
+        events taken off (``ToolkitAdapter.detach``, bounded by ``ui_timeout``), and no call to
+        the UI thread made any more. Never raises. Once only: a second close (a Probe closed by
+        hand, then its finalizer) would otherwise release the hooks shared with other probes of
+        the app a second time."""
         with self._closing:
             if self.closed:
                 return
             self.closed = True
         self.driver.close()
         detach = getattr(self.adapter, "detach", None)  # a test's fake toolkit may have none
-        if detach is None:
-            return
         try:
-            detach(self.ui, timeout=self.settings.ui_timeout)
+            if detach is not None:
+                detach(self.ui, timeout=self.settings.ui_timeout)
         except Exception:
             log.warning("the probe's event handlers could not be taken off the app", exc_info=True)
+        finally:
+            self.ui.close()
 
     def session_info(self, *, tier: Tier = "read") -> SessionInfo:
         window_ids = self.hop(lambda h: [h.id(w) for w in h.adapter.roots()])

@@ -167,6 +167,9 @@ class ProbeHandle:
                 # First, so that nobody discovers a server that is going away.
                 _manifest.remove(self._manifest_path)
             self._published.set()  # none will be written now
+            attached = self._startup.ready_probe(0.0)
+            if attached is not None:
+                attached.engine.stopping()  # a stop on the UI thread: the server's calls waiting there fail now
             self._runner.stop(timeout)
             # A start still under way ends after its current step (each is bounded by ui_timeout).
             self._startup.stop(timeout)

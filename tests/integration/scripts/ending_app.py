@@ -2,7 +2,7 @@
 
     python ending_app.py --ui main|thread|dotnet-thread [--join] [--probe]
                          [--close-when FILE] [--then return|raise|exit:N]
-                         [--refuse-close] [--show-env VAR]
+                         [--refuse-close] [--show-env VAR] [--modal box|dialog]
 
 It knows nothing of wpfprobe unless ``--probe`` (then it calls ``wpfprobe.start``
 as an app would, allowing interact so a test can click Quit). Its UI runs on
@@ -18,7 +18,10 @@ when its message loop has returned, and ``MAIN-ENDS`` as the main code ends
 ends: it returns (0), raises RuntimeError (1), or calls sys.exit(N).
 ``--refuse-close``: the form refuses every close (FormClosing is cancelled), as
 an app asking "save changes?" would. ``--show-env VAR``: prints ``ENV <value>``
-(or ``ENV None``) first, what the app sees of VAR in its environment.
+(or ``ENV None``) first, what the app sees of VAR in its environment. ``--modal``: once
+shown, the form opens a modal MessageBox (``box``) or a form with ShowDialog
+(``dialog``), printing ``MODAL-OPENS`` first and ``MODAL-RETURNED <result>`` when it returns, as a user
+closing it would have it.
 """
 
 import argparse
@@ -36,9 +39,10 @@ import clr  # noqa: E402
 clr.AddReference("System.Windows.Forms")
 clr.AddReference("System.Drawing")
 
+from System import Action  # noqa: E402
 from System.Drawing import Point, Size  # noqa: E402
 from System.Threading import ApartmentState, Thread, ThreadStart  # noqa: E402
-from System.Windows.Forms import Application, Button, Form, FormStartPosition, Timer  # noqa: E402
+from System.Windows.Forms import Application, Button, Form, FormStartPosition, MessageBox, Timer  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--ui", choices=("main", "thread", "dotnet-thread"), default="main")
@@ -48,6 +52,7 @@ parser.add_argument("--close-when", default=None)
 parser.add_argument("--then", default="return")
 parser.add_argument("--refuse-close", action="store_true")
 parser.add_argument("--show-env", default=None)
+parser.add_argument("--modal", choices=("box", "dialog"), default=None)
 options = parser.parse_args()
 
 shown = threading.Event()
@@ -75,11 +80,25 @@ def build() -> Form:
     quit_button.Click += lambda sender, args: form.Close()
     form.Controls.Add(quit_button)
 
+    def open_modal() -> None:
+        # Anything posted to the UI thread after this line runs inside the dialog's own loop.
+        say("MODAL-OPENS")
+        if options.modal == "box":
+            result = MessageBox.Show("Save changes?", "modal")
+        else:
+            dialog = Form()
+            dialog.Name = "modalDialog"
+            dialog.Text = "modal"
+            result = dialog.ShowDialog(form)
+        say(f"MODAL-RETURNED {result}")
+
     def on_shown(sender: object, args: object) -> None:
         say(f"UP {time.time():.3f}")
         shown.set()
         if options.close_when:
             timer.Start()
+        if options.modal:
+            form.BeginInvoke(Action(open_modal))
 
     timer = Timer()
     timer.Interval = 50

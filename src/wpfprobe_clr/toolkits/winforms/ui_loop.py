@@ -163,4 +163,71 @@ def request_close(hooks: Hooks, then: Callable[[], object] | None = None) -> Non
 
         # The app may refuse to close: a stop after that must not leave ``then`` for a later end.
         hooks.added(unhook)
-    Application.Exit()
+    modal = _modal_forms()
+    if not modal:
+        Application.Exit()
+        return
+    _exit_after_modal_loops(hooks, modal)
+
+
+#: How often, and how long at most, a close asked for while a modal dialog is open looks whether the
+#: dialog's loop has ended (it ends right after the message that closed it; the bound is for a dialog
+#: that refuses to close, or an app that opens one after another).
+_MODAL_POLL_MS = 20
+_MODAL_ROUNDS = 500
+
+
+def _modal_forms() -> list[Any]:
+    return [form for form in list(Application.OpenForms) if form.Modal and not form.IsDisposed]
+
+
+def _exit_after_modal_loops(hooks: Hooks, modal: list[Any]) -> None:
+    """Close the open modal dialogs (each returns Cancel to the code that opened it), then call
+    Application.Exit once their message loops have ended.
+
+    Mono's Application.Exit, called inside a modal dialog's loop, closes every form and posts
+    the quit message, which that inner loop takes for itself: the app's Application.Run then
+    waits for good with no window left (and a second Exit from the outer loop does not end it
+    either). A form stays ``Modal`` until its loop has returned, which is what the timer looks
+    for; it ticks in whichever loop runs, so it never calls Exit from inside a dialog's loop.
+    """
+    from System.Windows.Forms import Timer  # noqa: PLC0415 - only when a dialog is open at a close
+
+    closing = list(modal)
+    for form in closing:
+        form.Close()
+    timer = Timer()
+    timer.Interval = _MODAL_POLL_MS
+    rounds = [0]
+
+    def done() -> None:
+        if rounds[0] < 0:
+            return
+        rounds[0] = -1
+        timer.Stop()
+        timer.Tick -= handler
+        timer.Dispose()
+
+    def tick(sender: Any, args: Any) -> None:
+        if rounds[0] < 0:
+            return
+        rounds[0] += 1
+        if any(form.Modal and not form.IsDisposed for form in closing):
+            if rounds[0] >= _MODAL_ROUNDS:  # a dialog refused to close: so does the app
+                done()
+            return
+        more = _modal_forms()  # the app's code after a dialog may open another ("Save changes?")
+        if more and rounds[0] < _MODAL_ROUNDS:
+            closing[:] = more
+            for form in more:
+                form.Close()
+            return
+        done()
+        if not more:
+            Application.Exit()
+
+    handler = EventHandler(tick)
+    timer.Tick += handler
+    # A stop meanwhile takes the timer off with the probe's other handlers (it runs Python).
+    hooks.added(done)
+    timer.Start()
