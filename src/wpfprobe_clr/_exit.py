@@ -22,6 +22,9 @@ the UI, so it runs first (atexit is last in, first out). It does two things:
   probe's share is the CLR's side of those collections: pythonnet keeps the
   reflection of every .NET class the toolkit adapter imported until the runtime
   goes (docs/benchmarks-mcp.md, "Exit").
+
+And once Ctrl+C has asked the UI to close (``outlive_ui``), the exit first waits
+for that UI to end, as Python would have had its ``join`` not been interrupted.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from __future__ import annotations
 import atexit
 import gc
 import threading
+import time
 from collections.abc import Callable
+from typing import Protocol
 
 _lock = threading.Lock()
 _unhooks: list[Callable[[], None]] = []
@@ -81,3 +86,55 @@ def _before_runtime_shutdown() -> None:
     if gc.isenabled():
         gc.collect()
         gc.freeze()
+
+
+class _Ui(Protocol):
+    @property
+    def ended(self) -> bool: ...
+    @property
+    def thread_id(self) -> int | None: ...
+
+
+#: How often the exit looks whether the UI closed (no lock: the UI thread must never wait on one).
+_POLL_SECONDS = 0.02
+_outlived: list[_Ui] = []
+
+
+def outlive_ui(ui: _Ui) -> None:
+    """Ctrl+C asked ``ui`` to close: if the process starts to exit meanwhile, it waits for that UI.
+
+    With the UI on a Python thread the main thread joins, Ctrl+C raises KeyboardInterrupt in the
+    join, and CPython's join, interrupted, marks the thread it waited for as ended (3.11's
+    ``_wait_for_tstate_lock`` releases a lock that thread still holds). The interpreter then
+    did not wait for it: pythonnet's shutdown ran while the UI thread was still closing (the
+    app's FormClosing, saving its work), aborted it and crashed (exit status 1, a .NET stack on
+    stdout), or hung in ``mono_jit_cleanup``. Registered as the close is posted, so after
+    ``register()`` and the server's stop: this runs before both, while the UI's handlers are on.
+    A second Ctrl+C ends the wait (the exit then goes on as it did before)."""
+    with _lock:
+        if any(known is ui for known in _outlived):
+            return
+        _outlived.append(ui)
+    atexit.register(_wait_for_ui, ui)
+
+
+def _wait_for_ui(ui: _Ui) -> None:
+    ident = ui.thread_id
+    if ident is None or ident == threading.get_ident():
+        return
+    thread = next((t for t in threading.enumerate() if t.ident == ident), None)
+    if thread is not None and not thread.daemon:  # a .NET thread's entry here is a daemon _DummyThread
+        # A thread Python would have waited for: until it is gone (threading's registry drops it
+        # as its last step), not only its loop, since the app's code after the loop runs there.
+        def ended() -> bool:
+            return all(t.ident != ident for t in threading.enumerate())
+    else:
+        # A daemon or .NET thread: Python would not wait for it, only for the UI it was told to close.
+        def ended() -> bool:
+            return ui.ended
+
+    try:
+        while not ended():
+            time.sleep(_POLL_SECONDS)
+    except KeyboardInterrupt:
+        return

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -119,13 +120,43 @@ class _Session:
             raise
 
 
-def _wait_for_line(proc: subprocess.Popen[str], prefix: str, lines: list[str]) -> str:
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line.rstrip("\n"))
-        if line.startswith(prefix):
-            return line
-    raise AssertionError(f"the app ended (status {proc.wait(10)}) before printing {prefix!r}: {lines}")
+class _Stdout:
+    """The app's stdout, read on a thread of its own so that every wait for it is bounded: an app
+    stuck before its first line, or at exit, fails its test within DEADLINE with what it printed."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        self.proc = proc
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def _next(self, deadline: float, waiting_for: str) -> str | None:
+        try:
+            line = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(f"no {waiting_for} within {DEADLINE:g} s; the app printed {self.lines}") from None
+        if line is not None:
+            self.lines.append(line)
+        return line
+
+    def wait_for(self, prefix: str) -> str:
+        deadline = time.monotonic() + DEADLINE
+        while (line := self._next(deadline, repr(prefix))) is not None:
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"the app ended (status {self.proc.wait(10)}) before printing {prefix!r}: {self.lines}")
+
+    def to_the_end(self) -> None:
+        deadline = time.monotonic() + DEADLINE
+        while self._next(deadline, "end of the app's output (it did not exit)") is not None:
+            pass
 
 
 def _wait_for_manifest(home: Path, pid: int, proc: subprocess.Popen[str]) -> _manifest.Manifest:
@@ -149,13 +180,14 @@ def run_app(
     then: str = "return",
     session: bool = False,
     end: str = "timer",
+    extra: tuple[str, ...] = (),
 ) -> Ended:
     """Start ending_app.py (``how``: "start" in-process, "run" under wpfprobe run, "plain"),
     end it with ``end`` ("timer", "click", "sigterm", "sigint"), and report how it went. ``close``:
     the app's timer closes its window once the probe (and the session) are up."""
     home = tmp_path / "home"
     argv = [sys.executable]
-    app_args = ["--ui", ui, "--then", then, *(["--join"] if join else [])]
+    app_args = ["--ui", ui, "--then", then, *(["--join"] if join else []), *extra]
     control = tmp_path / "close-now"
     if close:
         app_args += ["--close-when", str(control)]
@@ -174,14 +206,15 @@ def run_app(
         # test runner's own disposition was (a background job's is "ignore").
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
-    stdout: list[str] = []
+    out = _Stdout(proc)
+    stdout = out.lines
     errors: list[str] = []
     drain = threading.Thread(target=lambda: errors.extend(proc.stderr.read().splitlines()), daemon=True)  # type: ignore[union-attr]
     drain.start()
     manifest = None
     conversation = None
     try:
-        _wait_for_line(proc, "UP ", stdout)
+        out.wait_for("UP ")
         if how != "plain":
             manifest = _wait_for_manifest(home, proc.pid, proc)
             if session or end == "click":
@@ -193,8 +226,7 @@ def run_app(
         if end in ("sigterm", "sigint"):
             started_from = time.time()
             proc.send_signal(signal.SIGTERM if end == "sigterm" else signal.SIGINT)
-        assert proc.stdout is not None
-        stdout.extend(line.rstrip("\n") for line in proc.stdout)
+        out.to_the_end()
         status = proc.wait(DEADLINE)
         exited_at = time.time()
     finally:
@@ -325,6 +357,25 @@ def test_ctrl_c_closes_the_ui_and_ends_as_keyboard_interrupt(
     assert_clean_end(ended, tmp_path, bound)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a console's Ctrl+C is not a signal one process sends another")
+@pytest.mark.usefixtures("display")
+def test_ctrl_c_waits_for_a_ui_thread_that_is_still_closing(tmp_path: Path) -> None:
+    """The UI on a Python thread the main thread joins, and a form that takes its time to close
+    (it saves its work). Ctrl+C raises KeyboardInterrupt in the join, and CPython 3.11's join,
+    interrupted, marks the thread it waited for as ended (``_wait_for_tstate_lock`` releases a
+    lock that thread still holds): the interpreter went on to exit while the UI thread was still
+    closing, pythonnet's shutdown aborted it, and the process printed a .NET crash and ended with
+    status 1 (or hung in mono_jit_cleanup), now and then with a form that closes at once, every
+    time with this one. Now the exit waits for a UI loop the probe was asked to end."""
+    ended = run_app(tmp_path, how="start", ui="thread", join=True, end="sigint", extra=("--slow-close", "1.5"))
+    assert ended.status == -signal.SIGINT, ended
+    assert ended.stderr[0] == "Traceback (most recent call last):", ended.stderr
+    assert ended.stderr[-1] == "KeyboardInterrupt", ended.stderr
+    assert ended.line("UI-ENDED") is not None, ended.stdout
+    sessions = tmp_path / "home" / "sessions"
+    assert not sessions.is_dir() or list(sessions.glob("*.json")) == []
+
+
 def _handler_cycles(tmp_path: Path, *args: str) -> dict[str, Any]:
     env = dict(os.environ, WPFPROBE_HOME=str(tmp_path))
     try:
@@ -344,6 +395,7 @@ def _handler_cycles(tmp_path: Path, *args: str) -> dict[str, Any]:
     return facts
 
 
+@pytest.mark.usefixtures("display")
 def test_attach_run_again_in_a_notebook_leaves_one_set_of_handlers(tmp_path: Path) -> None:
     """``probe = wpfprobe.attach(form)`` in a notebook cell run again and again: each Probe hooked
     the app's events (the UI loop's end, the structure watch on every container) and nothing took
@@ -364,6 +416,7 @@ def test_attach_run_again_in_a_notebook_leaves_one_set_of_handlers(tmp_path: Pat
     assert facts["afterWith"] == before, "leaving the with block left the probe's handlers on the app"
 
 
+@pytest.mark.usefixtures("display")
 def test_detach_then_attach_leaves_one_set_of_handlers(tmp_path: Path) -> None:
     """Each start added another set of .NET handlers to the app (the UI loop's end, the structure
     counters on every container, ...) and stop() took none off: an app attached and detached over

@@ -301,6 +301,10 @@ def _post_close(handle: ProbeHandle, *, interrupt: bool = False) -> None:
     # post(): queued, and this thread goes on; the app may answer the close with a
     # "save changes?" dialog of its own, which must hold nobody up.
     probe.engine.ui.post(close)
+    if interrupt:
+        from wpfprobe_clr._exit import outlive_ui  # noqa: PLC0415 - the CLR side, loaded by now
+
+        outlive_ui(probe.engine.ui)
 
 
 def _on_sigint(signum: int, frame: Any) -> None:

@@ -2,7 +2,8 @@
 
     python ending_app.py --ui main|thread|dotnet-thread [--join] [--probe]
                          [--close-when FILE] [--then return|raise|exit:N]
-                         [--refuse-close] [--show-env VAR] [--modal box|dialog]
+                         [--refuse-close] [--slow-close SECONDS] [--show-env VAR]
+                         [--modal box|dialog]
 
 It knows nothing of wpfprobe unless ``--probe`` (then it calls ``wpfprobe.start``
 as an app would, allowing interact so a test can click Quit). Its UI runs on
@@ -17,7 +18,8 @@ when its message loop has returned, and ``MAIN-ENDS`` as the main code ends
 (times are ``time.time()``). After the UI, ``--then`` decides how the main code
 ends: it returns (0), raises RuntimeError (1), or calls sys.exit(N).
 ``--refuse-close``: the form refuses every close (FormClosing is cancelled), as
-an app asking "save changes?" would. ``--show-env VAR``: prints ``ENV <value>``
+an app asking "save changes?" would. ``--slow-close SECONDS``: the form's FormClosing handler takes that long (an app saving
+its work as it closes). ``--show-env VAR``: prints ``ENV <value>``
 (or ``ENV None``) first, what the app sees of VAR in its environment. ``--modal``: once
 shown, the form opens a modal MessageBox (``box``) or a form with ShowDialog
 (``dialog``), printing ``MODAL-OPENS`` first and ``MODAL-RETURNED <result>`` when it returns, as a user
@@ -51,6 +53,7 @@ parser.add_argument("--probe", action="store_true")
 parser.add_argument("--close-when", default=None)
 parser.add_argument("--then", default="return")
 parser.add_argument("--refuse-close", action="store_true")
+parser.add_argument("--slow-close", type=float, default=0.0)
 parser.add_argument("--show-env", default=None)
 parser.add_argument("--modal", choices=("box", "dialog"), default=None)
 options = parser.parse_args()
@@ -112,6 +115,8 @@ def build() -> Form:
     form.Shown += on_shown
     if options.refuse_close:
         form.FormClosing += lambda sender, args: setattr(args, "Cancel", True)
+    if options.slow_close:
+        form.FormClosing += lambda sender, args: time.sleep(options.slow_close)
     return form
 
 
@@ -120,8 +125,12 @@ form = build() if options.ui == "main" else None
 
 def run_ui() -> None:
     global form
-    if form is None:
-        form = build()
+    try:
+        if form is None:
+            form = build()
+    except BaseException:
+        shown.set()  # a UI that could not be built (no display) must not leave the main thread waiting
+        raise
     Application.Run(form)
     say(f"UI-ENDED {time.time():.3f}")
 
