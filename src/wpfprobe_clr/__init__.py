@@ -86,8 +86,10 @@ def locate(app: Any = None, *, runtime: RuntimeKind | None = None, load: bool = 
         )
     facts = ensure_runtime(runtime)
     from wpfprobe_clr import _exit  # noqa: PLC0415 - standard library only
+    from wpfprobe_clr._ui_thread import hook_exit  # noqa: PLC0415
 
     _exit.register()
+    hook_exit()  # before start() registers the probe's own exit hooks, so it runs after them
     if app is None:
         app = find_app()
     kind = toolkit_of(app)

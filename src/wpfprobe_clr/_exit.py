@@ -22,9 +22,6 @@ the UI, so it runs first (atexit is last in, first out). It does two things:
   probe's share is the CLR's side of those collections: pythonnet keeps the
   reflection of every .NET class the toolkit adapter imported until the runtime
   goes (docs/benchmarks-mcp.md, "Exit").
-
-And once Ctrl+C has asked the UI to close (``outlive_ui``), the exit first waits
-for that UI to end, as Python would have had its ``join`` not been interrupted.
 """
 
 from __future__ import annotations
@@ -97,28 +94,21 @@ class _Ui(Protocol):
 
 #: How often the exit looks whether the UI closed (no lock: the UI thread must never wait on one).
 _POLL_SECONDS = 0.02
-_outlived: list[_Ui] = []
+#: How long the exit waits for the loop's end of a UI thread it cannot see (see wait_for_ui).
+_UNSEEN_THREAD_WAIT = 30.0
 
 
-def outlive_ui(ui: _Ui) -> None:
-    """Ctrl+C asked ``ui`` to close: if the process starts to exit meanwhile, it waits for that UI.
+def wait_for_ui(ui: _Ui) -> None:
+    """The exit waits for ``ui``, which Ctrl+C asked to close (``mcp.ending``), as Python would
+    have had the main thread's ``join`` not been interrupted.
 
     With the UI on a Python thread the main thread joins, Ctrl+C raises KeyboardInterrupt in the
     join, and CPython's join, interrupted, marks the thread it waited for as ended (3.11's
     ``_wait_for_tstate_lock`` releases a lock that thread still holds). The interpreter then
     did not wait for it: pythonnet's shutdown ran while the UI thread was still closing (the
     app's FormClosing, saving its work), aborted it and crashed (exit status 1, a .NET stack on
-    stdout), or hung in ``mono_jit_cleanup``. Registered as the close is posted, so after
-    ``register()`` and the server's stop: this runs before both, while the UI's handlers are on.
-    A second Ctrl+C ends the wait (the exit then goes on as it did before)."""
-    with _lock:
-        if any(known is ui for known in _outlived):
-            return
-        _outlived.append(ui)
-    atexit.register(_wait_for_ui, ui)
-
-
-def _wait_for_ui(ui: _Ui) -> None:
+    stdout), or hung in ``mono_jit_cleanup``. A second Ctrl+C ends the wait (the exit then goes
+    on as it did before)."""
     ident = ui.thread_id
     if ident is None or ident == threading.get_ident():
         return
@@ -128,10 +118,19 @@ def _wait_for_ui(ui: _Ui) -> None:
         # as its last step), not only its loop, since the app's code after the loop runs there.
         def ended() -> bool:
             return all(t.ident != ident for t in threading.enumerate())
-    else:
-        # A daemon or .NET thread: Python would not wait for it, only for the UI it was told to close.
+    elif thread is not None:
+        # A daemon or .NET thread: Python would not wait for it, only for the UI it was told to
+        # close (a .NET thread's entry stays in threading's registry: its loop's end says it).
         def ended() -> bool:
-            return ui.ended
+            return ui.ended or all(t.ident != ident for t in threading.enumerate())
+    else:
+        # Not in threading's registry: a .NET thread that never asked for its Python thread, or
+        # a thread gone already. Only the loop's end can say, and a UI gone with its handlers
+        # off never says it: so this wait alone is bounded.
+        give_up = time.monotonic() + _UNSEEN_THREAD_WAIT
+
+        def ended() -> bool:
+            return ui.ended or time.monotonic() > give_up
 
     try:
         while not ended():

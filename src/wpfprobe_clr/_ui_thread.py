@@ -246,12 +246,21 @@ class _Poster:
                     target=self._loop, args=(self._queue,), name="wpfprobe-ui-poster", daemon=True
                 )
                 self._thread.start()
-                if not self._exit_hook:
-                    # Registered after the CLR was loaded (nothing is posted before), so it
-                    # runs before pythonnet's and clr_loader's own exit handlers.
-                    atexit.register(self.close)
-                    self._exit_hook = True
+                self._hook_exit()
             self._queue.put((post, work, on_error))
+
+    def hook_exit(self) -> None:
+        with self._lock:
+            self._hook_exit()
+
+    def _hook_exit(self) -> None:
+        if not self._exit_hook:
+            # Registered after the CLR was loaded (nothing is posted before), so it runs before
+            # pythonnet's and clr_loader's own exit handlers; and by start() before the probe's
+            # own exit hooks, so it runs after them: a close Ctrl+C asked for as the exit began
+            # is still posted (mcp.ending). Registered on the first post instead, it ran first.
+            atexit.register(self.close)
+            self._exit_hook = True
 
     @staticmethod
     def _loop(items: _PostQueue) -> None:
@@ -296,6 +305,11 @@ class _Poster:
 
 
 _POSTER = _Poster()
+
+
+def hook_exit() -> None:
+    """Register the posting thread's exit hook now (``locate``, the CLR loaded): see ``_Poster``."""
+    _POSTER.hook_exit()
 
 
 def release_poster(timeout: float = 5.0) -> bool:

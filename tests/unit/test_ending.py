@@ -7,6 +7,7 @@ these pin what the UI thread's exit callback may do, and which signals are taken
 from __future__ import annotations
 
 import _thread
+import atexit
 import queue
 import signal
 import sys
@@ -53,6 +54,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[ending._Ending]:
     try:
         yield state
     finally:
+        atexit.unregister(state._at_exit)  # a test that failed midway must not hold pytest's exit
         for signum, handler in saved.items():
             signal.signal(signum, handler)
         signal.set_wakeup_fd(-1)
@@ -145,3 +147,93 @@ def test_another_wakeup_fd_means_the_probe_listens_to_nothing(fresh: ending._End
     finally:
         mine.close()
         theirs.close()
+
+
+def test_an_exit_that_begins_before_the_ending_thread_read_ctrl_c_still_waits_for_the_ui(
+    fresh: ending._Ending,
+) -> None:
+    """Regression: with the UI on a Python thread the main thread joins, Ctrl+C raises
+    KeyboardInterrupt in the join at once, and the exit could begin before the ending thread had
+    read the signal's note. The exit's wait for the closing UI was registered only as that
+    thread posted the close, so an exit that began first went on without it, and pythonnet's
+    shutdown aborted the UI thread mid-close (status 1, 1 run in 13 here). Now the exit hook is
+    registered at start and first lets the ending thread read every note sent before it: here
+    that thread is still busy with an earlier note (a close asked for while the probe attaches)."""
+    closed, release, attached = threading.Event(), threading.Event(), threading.Event()
+
+    def ui_thread() -> None:  # closes when asked, and takes its time (the app saves its work)
+        closed.wait(DEADLINE)
+        release.wait(DEADLINE)
+
+    class Attaching(FakeHandle):
+        def ready_probe(self, timeout: float | None = 0.0) -> Any:
+            if timeout:  # the ending thread waits for the attach; the exit asks without waiting
+                attached.wait(DEADLINE)
+            return self.probe
+
+    ui = threading.Thread(target=ui_thread, name="ui")  # not a daemon: the wait is for it to be gone
+    ui.start()
+    handle = Attaching()
+    handle.probe.engine.ui.thread_id = ui.ident
+    handle.probe.engine.adapter.request_close = lambda then=None: closed.set()
+    server._watch_ending(handle)  # type: ignore[arg-type]
+    assert signal.SIGINT in fresh._taken
+
+    fresh.request_close(handle)  # type: ignore[arg-type]
+    fresh._note(signal.SIGINT)  # what Python's C handler writes to the wakeup fd
+    exiting = threading.Thread(target=fresh._at_exit, name="exit")  # at once, as the main thread does
+    exiting.start()
+    exiting.join(0.3)
+    assert exiting.is_alive(), "the exit went on before the ending thread read Ctrl+C's note"
+    attached.set()
+    assert closed.wait(DEADLINE), "the UI was not asked to close"
+    exiting.join(0.3)
+    assert exiting.is_alive(), "the exit went on while the UI thread was still closing"
+    release.set()
+    ui.join(DEADLINE)
+    exiting.join(DEADLINE)
+    assert not exiting.is_alive(), "the exit still waits for a UI thread that is gone"
+    assert fresh._closing_for_sigint
+    handle.stop()
+
+
+def test_ctrl_c_while_the_probe_still_attaches_has_the_exit_wait_for_the_attach_and_the_ui(
+    fresh: ending._Ending,
+) -> None:
+    """Found by a loop of Ctrl+C on a loaded machine (1 run in 14 still crashed): the probe had
+    not attached yet when the exit began, so the exit found no probe and went on, while the
+    ending thread waited for the attach to post the close; pythonnet's shutdown then aborted
+    the UI thread. Now the exit waits as long as that thread does, then for the UI."""
+    closed, release, attached = threading.Event(), threading.Event(), threading.Event()
+
+    def ui_thread() -> None:
+        closed.wait(DEADLINE)
+        release.wait(DEADLINE)
+
+    class Attaching(FakeHandle):
+        def ready_probe(self, timeout: float | None = 0.0) -> Any:
+            if timeout:
+                attached.wait(DEADLINE)
+            return self.probe if attached.is_set() else None
+
+    ui = threading.Thread(target=ui_thread, name="ui")
+    ui.start()
+    handle = Attaching()
+    handle.probe.engine.ui.thread_id = ui.ident
+    handle.probe.engine.adapter.request_close = lambda then=None: closed.set()
+    server._watch_ending(handle)  # type: ignore[arg-type]
+
+    fresh._note(signal.SIGINT)
+    exiting = threading.Thread(target=fresh._at_exit, name="exit")
+    exiting.start()
+    exiting.join(0.3)
+    assert exiting.is_alive(), "the exit went on while the probe still attached"
+    attached.set()
+    assert closed.wait(DEADLINE), "the UI was not asked to close"
+    exiting.join(0.3)
+    assert exiting.is_alive(), "the exit went on while the UI thread was still closing"
+    release.set()
+    ui.join(DEADLINE)
+    exiting.join(DEADLINE)
+    assert not exiting.is_alive()
+    handle.stop()

@@ -48,6 +48,7 @@ from the script's start to the process's end.
 from __future__ import annotations
 
 import _thread
+import atexit
 import contextlib
 import logging
 import os
@@ -64,6 +65,7 @@ log = logging.getLogger("wpfprobe.ending")
 _UI_ENDED = 0xFF
 _QUIT = 0xFE
 _CLOSE = 0xFD
+_SYNC = 0xFC
 _SIGINT = int(signal.SIGINT)
 _SIGTERM: int | None = int(signal.SIGTERM) if sys.platform != "win32" else None
 """SIGTERM is taken on POSIX only: on Windows another process cannot send it (it terminates)."""
@@ -92,6 +94,7 @@ class _Ending:
         self._handle: ProbeHandle | None = None
         self._keep_alive = False
         self._closing_for_sigint = False
+        self._synced = threading.Event()  # the thread has read every note sent before a _SYNC
         #: The signals taken, each with the disposition it had.
         self._taken: dict[int, Any] = {}
         self._wakeup_installed = False
@@ -111,6 +114,10 @@ class _Ending:
             self._handle = handle
             self._closing_for_sigint = False
             self._ensure_thread()
+        # Last in, so first out: before the server's stop and pythonnet's shutdown (both
+        # registered by now), while the probe and the UI's handlers are still on.
+        atexit.unregister(self._at_exit)
+        atexit.register(self._at_exit)
 
         def ui_ended() -> None:
             # On the UI thread as its loop ends: plain reads and one send (see the docstring).
@@ -137,6 +144,7 @@ class _Ending:
             if self._handle is not handle:
                 return
             self._handle = None
+            atexit.unregister(self._at_exit)
             thread = self._thread
             if self._keep_alive or thread is None:
                 return
@@ -202,6 +210,8 @@ class _Ending:
         elif byte == _CLOSE:
             if handle is not None:
                 _post_close(handle)
+        elif byte == _SYNC:
+            self._synced.set()
         elif byte == _SIGINT:
             # Ctrl+C closes the UI, once per probe, while Python's handler (or ours) is the one set.
             taken = _SIGINT in self._taken and signal.getsignal(_SIGINT) in (signal.default_int_handler, _on_sigint)
@@ -210,6 +220,32 @@ class _Ending:
                 _post_close(handle, interrupt=True)
         elif byte == _SIGTERM and _SIGTERM in self._taken and signal.getsignal(_SIGTERM) is _on_sigterm:
             _terminate(main_thread=False)
+
+    def _at_exit(self) -> None:
+        """At exit, after Ctrl+C asked the UI to close: wait for that UI (``_exit.wait_for_ui``).
+
+        With the UI on a Python thread the main thread joins, Ctrl+C raises KeyboardInterrupt in
+        the join at once, and the exit can begin before this thread has even read the signal's
+        note, or while it waits for the probe to attach before it can post the close: so the
+        exit first lets it deal with every note sent so far (a _SYNC note, answered in order),
+        then waits if a close for Ctrl+C is under way."""
+        if self._handle is None or self._thread is None or _SIGINT not in self._taken:
+            return
+        self._synced.clear()
+        self._note(_SYNC)
+        self._synced.wait(ATTACH_WAIT + _SYNC_WAIT)
+        handle = self._handle
+        if not self._closing_for_sigint or handle is None:
+            return
+        probe = handle.ready_probe(0.0)
+        if probe is None:
+            return
+        ui = probe.engine.ui
+        if getattr(ui, "thread_id", None) in (None, threading.get_ident()) or getattr(ui, "ended", True):
+            return
+        from wpfprobe_clr._exit import wait_for_ui  # noqa: PLC0415 - the CLR side, loaded by now
+
+        wait_for_ui(ui)
 
     # -- signals ----------------------------------------------------------------------------
 
@@ -275,6 +311,10 @@ def _interactive() -> bool:
     return bool(hasattr(sys, "ps1") or sys.flags.interactive or "IPython" in sys.modules or "ipykernel" in sys.modules)
 
 
+#: How long the exit waits for the ending thread to deal with the notes sent before it, beyond
+#: a close's wait for the attach (each is dealt with at once otherwise: a post to the UI thread).
+_SYNC_WAIT = 5.0
+
 #: How long a close asked for while the probe still attaches to the UI waits for it (on the
 #: ending thread; the attach itself is bounded, call by call, by the probe's ui_timeout).
 ATTACH_WAIT = 30.0
@@ -301,10 +341,6 @@ def _post_close(handle: ProbeHandle, *, interrupt: bool = False) -> None:
     # post(): queued, and this thread goes on; the app may answer the close with a
     # "save changes?" dialog of its own, which must hold nobody up.
     probe.engine.ui.post(close)
-    if interrupt:
-        from wpfprobe_clr._exit import outlive_ui  # noqa: PLC0415 - the CLR side, loaded by now
-
-        outlive_ui(probe.engine.ui)
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
