@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_mcp_stdio import RawClient
+from test_mcp_stdio import BEFORE, RawClient
 from wire_harness import WireApp, initialize_body
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -520,7 +520,7 @@ def test_stdio(display: str | None) -> None:
         while time.monotonic() < deadline:
             line = client.out.next(timeout=max(0.1, deadline - time.monotonic()))
             assert line is not None, f"stdout closed early; stderr: {''.join(client.err.seen)[-2000:]}"
-            if line.rstrip("\n") == client_before() and len(client.out.seen) == 1:
+            if line.rstrip("\n") == BEFORE and len(client.out.seen) == 1:  # printed before start
                 continue
             frame = json.loads(line)
             frames.append(normalize(frame))
@@ -563,12 +563,6 @@ def test_stdio(display: str | None) -> None:
     (listed,) = record["tools/list"]
     listed["result"]["tools"] = same_tools(listed["result"]["tools"], "tools_list_read", leaving_out=CUSTOM_TOOLS)
     check_golden("stdio", record)
-
-
-def client_before() -> str:
-    from test_mcp_stdio import BEFORE
-
-    return BEFORE
 
 
 # -- the era a Python SDK client in auto mode ends up in ----------------------------------------------------
