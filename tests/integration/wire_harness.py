@@ -41,14 +41,14 @@ class Reply:
 
 
 class WireApp:
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *, tier: str = "interact") -> None:
         env = {**os.environ, "WPFPROBE_HOME": str(home)}
         env.pop("DISPLAY", None)
         for variable in ("WPFPROBE_LOG_LEVEL", "WPFPROBE_LOG_FILE"):
             env.pop(variable, None)
         self.stderr_path = home / "stderr.txt"
         self.proc = subprocess.Popen(
-            [sys.executable, str(SCRIPT)], env=env, text=True,
+            [sys.executable, str(SCRIPT), tier], env=env, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr_path.open("w"),
         )  # fmt: skip
         assert self.proc.stdout is not None

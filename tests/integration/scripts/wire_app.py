@@ -1,7 +1,8 @@
 """The example app with the probe at the interact tier, in a process of its own, for the wire tests.
 
-    python wire_app.py
+    python wire_app.py [TIER]
 
+TIER is the tier the probe serves (read, interact or mutate; interact when not given).
 An app that configured no logging at all (so anything the probe let reach Python's
 last-resort handler would show on its stderr). Before start it registers the custom
 tools the MCP conformance suite calls (``test_simple_text``, ``test_error_handling``)
@@ -51,7 +52,8 @@ def main() -> None:
             """What the tool received for an optional string, and its Python type."""
             return {"value": value, "type": type(value).__name__}
 
-        handle = wpfprobe.start(app.app, name="wire", allow="interact")
+        tier = sys.argv[1] if len(sys.argv) > 1 else "interact"
+        handle = wpfprobe.start(app.app, name="wire", allow=tier)
         started = {
             "url": handle.url,
             "token": handle.token,
