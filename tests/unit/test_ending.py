@@ -237,3 +237,27 @@ def test_ctrl_c_while_the_probe_still_attaches_has_the_exit_wait_for_the_attach_
     exiting.join(DEADLINE)
     assert not exiting.is_alive()
     handle.stop()
+
+
+def test_the_exit_does_not_wait_for_an_ending_thread_that_quit_before_reading_its_note(
+    fresh: ending._Ending, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a loop of Ctrl+C (an exit took 35 s): the UI had closed, and its note stopped
+    the probe, whose ending thread quit before it read the exit's note; the exit waited for an
+    answer nobody would give, as long as a close may wait for the attach."""
+    handle = FakeHandle()
+    handle.probe.engine.ui.thread_id = -1  # a UI thread other than this one, still running
+    server._watch_ending(handle)  # type: ignore[arg-type]
+    fresh._closing_for_sigint = True
+    sent = fresh._note
+
+    def quit_first(byte: int) -> None:
+        if byte == ending._SYNC:
+            handle.stop()  # the UI's end got there first: the thread quits
+        sent(byte)
+
+    monkeypatch.setattr(fresh, "_note", quit_first)
+    exiting = threading.Thread(target=fresh._at_exit, name="exit", daemon=True)
+    exiting.start()
+    exiting.join(DEADLINE)
+    assert not exiting.is_alive(), "the exit waits for a note the ending thread will never read"

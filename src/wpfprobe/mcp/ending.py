@@ -56,6 +56,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -229,11 +230,17 @@ class _Ending:
         note, or while it waits for the probe to attach before it can post the close: so the
         exit first lets it deal with every note sent so far (a _SYNC note, answered in order),
         then waits if a close for Ctrl+C is under way."""
-        if self._handle is None or self._thread is None or _SIGINT not in self._taken:
+        thread = self._thread
+        if self._handle is None or thread is None or _SIGINT not in self._taken:
             return
         self._synced.clear()
         self._note(_SYNC)
-        self._synced.wait(ATTACH_WAIT + _SYNC_WAIT)
+        give_up = time.monotonic() + ATTACH_WAIT + _SYNC_WAIT
+        # In slices: the thread may quit before it reads the note (the UI ended meanwhile, and
+        # its note stopped the probe), and then nobody answers it.
+        while not self._synced.wait(0.05):
+            if self._thread is not thread or not thread.is_alive() or time.monotonic() > give_up:
+                break
         handle = self._handle
         if not self._closing_for_sigint or handle is None:
             return
