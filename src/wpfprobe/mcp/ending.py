@@ -230,9 +230,12 @@ class _Ending:
         note, or while it waits for the probe to attach before it can post the close: so the
         exit first lets it deal with every note sent so far (a _SYNC note, answered in order),
         then waits if a close for Ctrl+C is under way."""
-        thread = self._thread
-        if self._handle is None or thread is None or _SIGINT not in self._taken:
+        handle, thread = self._handle, self._thread
+        if handle is None or thread is None or _SIGINT not in self._taken:
             return
+        probe = handle.ready_probe(0.0)
+        if probe is not None and _nothing_to_wait_for(probe.engine.ui):
+            return  # the common exit: the UI has ended, or it ran on this thread
         self._synced.clear()
         self._note(_SYNC)
         give_up = time.monotonic() + ATTACH_WAIT + _SYNC_WAIT
@@ -248,7 +251,7 @@ class _Ending:
         if probe is None:
             return
         ui = probe.engine.ui
-        if getattr(ui, "thread_id", None) in (None, threading.get_ident()) or getattr(ui, "ended", True):
+        if _nothing_to_wait_for(ui):
             return
         from wpfprobe_clr._exit import wait_for_ui  # noqa: PLC0415 - the CLR side, loaded by now
 
@@ -312,6 +315,11 @@ class _Ending:
 
 
 ENDING = _Ending()
+
+
+def _nothing_to_wait_for(ui: Any) -> bool:
+    """The exit need not wait for ``ui``: its loop has ended, or it runs on the exiting thread."""
+    return getattr(ui, "thread_id", None) in (None, threading.get_ident()) or bool(getattr(ui, "ended", True))
 
 
 def _interactive() -> bool:
