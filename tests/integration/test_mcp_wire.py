@@ -196,6 +196,23 @@ def test_a_body_that_is_no_json_rpc_message_is_invalid_request(wire: WireApp, bo
         assert "validation error" not in error["message"].lower()
 
 
+def test_a_refused_request_without_a_session_names_no_session(wire: WireApp) -> None:
+    """Regression (found by the golden wire tests): a request without a session that the server
+    refused (400 "Missing session ID", a body that is no message, a batch) came back with a new Mcp-Session-Id
+    header, for a session the server had already thrown away: a client that used it got 404."""
+    refusals = {
+        "no session": wire.send(body={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        "not a message": wire.send(body="tools/list"),
+        "a batch": wire.send(body=[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
+    }
+    for case, reply in refusals.items():
+        assert reply.status == 400, (case, reply)
+        assert reply.header("mcp-session-id") is None, (case, reply.headers)
+    # An initialize, which does open one, still names it.
+    session, _ = wire.initialize()
+    assert session
+
+
 # -- arguments arrive as they were sent -----------------------------------------------------------
 
 

@@ -140,6 +140,12 @@ class HttpWire:
                 )
                 if opened is not None:
                     self._sessions[opened] = [0, time.monotonic()]
+            elif message["type"] == "http.response.start":
+                # The SDK names the session it admitted even when it refuses the request and
+                # throws the session away (400 "Missing session ID", bad JSON): a client that
+                # used that id got 404. A refusal opens no session, so it names none.
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != _SESSION_HEADER]
+                message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, watch)
