@@ -149,6 +149,50 @@ def test_another_wakeup_fd_means_the_probe_listens_to_nothing(fresh: ending._End
         theirs.close()
 
 
+class ClosingUi:
+    """A UI thread the main thread would join that closes when asked and takes its time (the app
+    saves its work), behind a probe whose attach ends when the test says: the ending thread
+    waits for it before it posts a close; the exit asks without waiting (None until attached,
+    unless ``seen_while_attaching``)."""
+
+    def __init__(self, *, seen_while_attaching: bool) -> None:
+        self.closed, self.release, self.attached = threading.Event(), threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=self._run, name="ui")  # not a daemon: waited for until gone
+        self.thread.start()
+        outer = self
+
+        class Attaching(FakeHandle):
+            def ready_probe(self, timeout: float | None = 0.0) -> Any:
+                if timeout:
+                    outer.attached.wait(DEADLINE)
+                return self.probe if seen_while_attaching or outer.attached.is_set() else None
+
+        self.handle = Attaching()
+        self.handle.probe.engine.ui.thread_id = self.thread.ident
+        self.handle.probe.engine.adapter.request_close = lambda then=None: self.closed.set()
+        server._watch_ending(self.handle)  # type: ignore[arg-type]
+
+    def _run(self) -> None:
+        self.closed.wait(DEADLINE)
+        self.release.wait(DEADLINE)
+
+    def exit_waits_for_the_attach_then_the_ui(self, state: ending._Ending) -> None:
+        exiting = threading.Thread(target=state._at_exit, name="exit")  # at once, as the main thread does
+        exiting.start()
+        exiting.join(0.3)
+        assert exiting.is_alive(), "the exit went on before the ending thread dealt with Ctrl+C's note"
+        self.attached.set()
+        assert self.closed.wait(DEADLINE), "the UI was not asked to close"
+        exiting.join(0.3)
+        assert exiting.is_alive(), "the exit went on while the UI thread was still closing"
+        self.release.set()
+        self.thread.join(DEADLINE)
+        exiting.join(DEADLINE)
+        assert not exiting.is_alive(), "the exit still waits for a UI thread that is gone"
+        assert state._closing_for_sigint
+        self.handle.stop()
+
+
 def test_an_exit_that_begins_before_the_ending_thread_read_ctrl_c_still_waits_for_the_ui(
     fresh: ending._Ending,
 ) -> None:
@@ -159,42 +203,11 @@ def test_an_exit_that_begins_before_the_ending_thread_read_ctrl_c_still_waits_fo
     shutdown aborted the UI thread mid-close (status 1, 1 run in 13 here). Now the exit hook is
     registered at start and first lets the ending thread read every note sent before it: here
     that thread is still busy with an earlier note (a close asked for while the probe attaches)."""
-    closed, release, attached = threading.Event(), threading.Event(), threading.Event()
-
-    def ui_thread() -> None:  # closes when asked, and takes its time (the app saves its work)
-        closed.wait(DEADLINE)
-        release.wait(DEADLINE)
-
-    class Attaching(FakeHandle):
-        def ready_probe(self, timeout: float | None = 0.0) -> Any:
-            if timeout:  # the ending thread waits for the attach; the exit asks without waiting
-                attached.wait(DEADLINE)
-            return self.probe
-
-    ui = threading.Thread(target=ui_thread, name="ui")  # not a daemon: the wait is for it to be gone
-    ui.start()
-    handle = Attaching()
-    handle.probe.engine.ui.thread_id = ui.ident
-    handle.probe.engine.adapter.request_close = lambda then=None: closed.set()
-    server._watch_ending(handle)  # type: ignore[arg-type]
+    ui = ClosingUi(seen_while_attaching=True)
     assert signal.SIGINT in fresh._taken
-
-    fresh.request_close(handle)  # type: ignore[arg-type]
+    fresh.request_close(ui.handle)  # type: ignore[arg-type]
     fresh._note(signal.SIGINT)  # what Python's C handler writes to the wakeup fd
-    exiting = threading.Thread(target=fresh._at_exit, name="exit")  # at once, as the main thread does
-    exiting.start()
-    exiting.join(0.3)
-    assert exiting.is_alive(), "the exit went on before the ending thread read Ctrl+C's note"
-    attached.set()
-    assert closed.wait(DEADLINE), "the UI was not asked to close"
-    exiting.join(0.3)
-    assert exiting.is_alive(), "the exit went on while the UI thread was still closing"
-    release.set()
-    ui.join(DEADLINE)
-    exiting.join(DEADLINE)
-    assert not exiting.is_alive(), "the exit still waits for a UI thread that is gone"
-    assert fresh._closing_for_sigint
-    handle.stop()
+    ui.exit_waits_for_the_attach_then_the_ui(fresh)
 
 
 def test_ctrl_c_while_the_probe_still_attaches_has_the_exit_wait_for_the_attach_and_the_ui(
@@ -204,39 +217,9 @@ def test_ctrl_c_while_the_probe_still_attaches_has_the_exit_wait_for_the_attach_
     not attached yet when the exit began, so the exit found no probe and went on, while the
     ending thread waited for the attach to post the close; pythonnet's shutdown then aborted
     the UI thread. Now the exit waits as long as that thread does, then for the UI."""
-    closed, release, attached = threading.Event(), threading.Event(), threading.Event()
-
-    def ui_thread() -> None:
-        closed.wait(DEADLINE)
-        release.wait(DEADLINE)
-
-    class Attaching(FakeHandle):
-        def ready_probe(self, timeout: float | None = 0.0) -> Any:
-            if timeout:
-                attached.wait(DEADLINE)
-            return self.probe if attached.is_set() else None
-
-    ui = threading.Thread(target=ui_thread, name="ui")
-    ui.start()
-    handle = Attaching()
-    handle.probe.engine.ui.thread_id = ui.ident
-    handle.probe.engine.adapter.request_close = lambda then=None: closed.set()
-    server._watch_ending(handle)  # type: ignore[arg-type]
-
+    ui = ClosingUi(seen_while_attaching=False)
     fresh._note(signal.SIGINT)
-    exiting = threading.Thread(target=fresh._at_exit, name="exit")
-    exiting.start()
-    exiting.join(0.3)
-    assert exiting.is_alive(), "the exit went on while the probe still attached"
-    attached.set()
-    assert closed.wait(DEADLINE), "the UI was not asked to close"
-    exiting.join(0.3)
-    assert exiting.is_alive(), "the exit went on while the UI thread was still closing"
-    release.set()
-    ui.join(DEADLINE)
-    exiting.join(DEADLINE)
-    assert not exiting.is_alive()
-    handle.stop()
+    ui.exit_waits_for_the_attach_then_the_ui(fresh)
 
 
 def test_the_exit_does_not_wait_for_an_ending_thread_that_quit_before_reading_its_note(
