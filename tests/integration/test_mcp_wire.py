@@ -11,6 +11,7 @@ makes the app print.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import socket
 import time
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from wire_harness import WireApp, initialize_body
+from wire_harness import HANDSHAKE, WireApp, initialize_body
 
 ERROR_KEYS = {"code", "message", "suggestion", "detail"}
 
@@ -211,6 +212,34 @@ def test_a_refused_request_without_a_session_names_no_session(wire: WireApp) -> 
     # An initialize, which does open one, still names it.
     session, _ = wire.initialize()
     assert session
+
+
+def test_a_connection_idle_longer_than_a_clients_pool_keeps_it_is_still_served(wire: WireApp) -> None:
+    """Regression (the fuzz run of a full suite: two calls ended "Connection closed" in an app
+    that went on answering): the server closed a connection idle for 5 s, exactly when httpx's
+    pool lets go of one, so a client that reused its connection at that moment had it reset
+    under its request. The server now keeps an idle connection longer than clients do; here one
+    idle 6 s (past the old 5 s) still answers on the same socket."""
+    session, _ = wire.initialize()
+    conn = http.client.HTTPConnection(wire.host, wire.port, timeout=30)
+    headers = {
+        "Host": wire.netloc, "Authorization": f"Bearer {wire.token}", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream", "Mcp-Session-Id": session,
+        "Mcp-Protocol-Version": HANDSHAKE,
+    }  # fmt: skip
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    try:
+        conn.request("POST", wire.path, body=ping, headers=headers)
+        first = conn.getresponse()
+        first.read()
+        assert first.status == 200
+        time.sleep(6.0)  # the input itself: a connection left idle past the old 5 s
+        conn.request("POST", wire.path, body=ping, headers=headers)
+        second = conn.getresponse()  # RemoteDisconnected when the server had closed it
+        second.read()
+        assert second.status == 200
+    finally:
+        conn.close()
 
 
 # -- arguments arrive as they were sent -----------------------------------------------------------

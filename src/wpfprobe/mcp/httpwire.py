@@ -55,7 +55,15 @@ every session several times."""
 
 FIRST_REQUEST_WAIT = 10.0
 """Seconds a new connection may stay silent before its first request; then it is closed, as
-uvicorn closes one idle after a response (its keep-alive timeout)."""
+uvicorn closes one idle after a response (``KEEP_ALIVE``)."""
+
+KEEP_ALIVE = 30.0
+"""Seconds a connection may stay idle after a response before the server closes it. Longer than
+the clients' own pools keep an idle connection (httpx, which the Python SDK's client uses: 5 s),
+so the client always lets go first: with uvicorn's 5 s, equal to httpx's, a client that reused
+its connection just as the server closed it got "connection reset" (1 POST in 25 here, idle
+4.999 s), which the SDK's client reports as "Connection closed" for a call the app never saw.
+Idle connections count toward ``MAX_CONNECTIONS``."""
 
 
 def protocol_class() -> type:

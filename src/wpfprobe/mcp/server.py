@@ -726,6 +726,7 @@ class _Runner:
             config = uvicorn.Config(
                 app,
                 http=httpwire.protocol_class(),
+                timeout_keep_alive=int(httpwire.KEEP_ALIVE),
                 log_level=None,
                 access_log=True,
                 lifespan="on",
