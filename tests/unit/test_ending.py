@@ -244,3 +244,25 @@ def test_the_exit_does_not_wait_for_an_ending_thread_that_quit_before_reading_it
     exiting.start()
     exiting.join(DEADLINE)
     assert not exiting.is_alive(), "the exit waits for a note the ending thread will never read"
+
+
+def test_a_second_ctrl_c_while_the_exit_waits_for_the_ending_thread_ends_the_wait_quietly(
+    fresh: ending._Ending, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Raised out of an exit hook, KeyboardInterrupt is printed by Python as the hook's failure
+    ("Exception ignored in atexit callback", with the probe's frames): the app must not print."""
+    ui = ClosingUi(seen_while_attaching=False)  # the ending thread waits for the attach: the exit waits too
+    fresh._note(signal.SIGINT)
+
+    def second_ctrl_c(timeout: float | None = None) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fresh._synced, "wait", second_ctrl_c)
+    try:
+        fresh._at_exit()
+    except KeyboardInterrupt:
+        pytest.fail("the second Ctrl+C came out of the exit hook")
+    ui.attached.set()
+    ui.release.set()
+    ui.thread.join(DEADLINE)
+    ui.handle.stop()

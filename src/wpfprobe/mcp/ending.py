@@ -229,7 +229,12 @@ class _Ending:
         the join at once, and the exit can begin before this thread has even read the signal's
         note, or while it waits for the probe to attach before it can post the close: so the
         exit first lets it deal with every note sent so far (a _SYNC note, answered in order),
-        then waits if a close for Ctrl+C is under way."""
+        then waits if a close for Ctrl+C is under way. A second Ctrl+C ends the wait quietly
+        (raised here, Python would print it as an exit hook's failure)."""
+        with contextlib.suppress(KeyboardInterrupt):
+            self._wait_at_exit()
+
+    def _wait_at_exit(self) -> None:
         handle, thread = self._handle, self._thread
         if handle is None or thread is None or _SIGINT not in self._taken:
             return
