@@ -23,6 +23,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("wpfprobe_clr",),
     ("wpfprobe.engine",),
     ("wpfprobe.api",),
+    # The SDK-free MCP kernel: below the rest of wpfprobe.mcp, so it stays free of the tools and
+    # the SDK-bound server modules it will replace (not yet served).
+    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol"),
     ("wpfprobe.mcp",),
     ("wpfprobe.apps",),
     ("wpfprobe.broker",),
@@ -180,3 +183,4 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
     assert layer_of("wpfprobe.engine.engine") < layer_of("wpfprobe.mcp.tools")
     assert layer_of("wpfprobe_clr.toolkits.winforms") < layer_of("wpfprobe.engine.engine")
     assert layer_of("wpfprobe.core.errors") == 0
+    assert layer_of("wpfprobe.mcp.protocol") < layer_of("wpfprobe.mcp.toolserver")
