@@ -66,6 +66,7 @@ class FakeCatalog:
         self.started = asyncio.Event()
         self.cancelled = asyncio.Event()
         self.progress_given: list[bool] = []
+        self.kept: Progress | None = None
         self.seen: contextvars.ContextVar[str] | None = None
         self._listeners: list[Callable[[], None]] = []
 
@@ -80,6 +81,8 @@ class FakeCatalog:
         if name == "tick" and progress is not None:
             await progress(1, None, "first")
             await progress(2.5, 10, None)
+        if name == "keep":
+            self.kept = progress
         if name == "slow":
             self.started.set()
             try:
@@ -464,6 +467,28 @@ def test_requests_run_concurrently_and_a_cancelled_one_is_never_answered() -> No
 
     transcript = both(script, reference="catalog")
     assert [m.get("id") for m in transcript] == [0, 8, 9]
+
+
+def test_an_id_cancelled_before_its_request_started_is_answered_when_reused() -> None:
+    async def script(wire: Wire) -> None:
+        await handshake(wire)
+        await wire.post(request(5, "tools/call", {"name": "slow"}))
+        await wire.post(note("notifications/cancelled", {"requestId": 5}))  # before the request's task ran
+        await wire.call(request(5, "ping"))
+
+    assert [m.get("id") for m in both(script, reference="catalog")] == [0, 5]
+
+
+def test_progress_reported_after_the_answer_is_dropped() -> None:
+    async def script(wire: Wire) -> None:
+        catalog = catalog_of(wire)
+        await handshake(wire)
+        await wire.call(request(1, "tools/call", {"name": "keep", "_meta": {"progressToken": 1}}))
+        assert catalog.kept is not None
+        await catalog.kept(1, None, None)
+        await wire.call(request(2, "ping"))
+
+    assert [m.get("id") for m in both(script, reference="catalog")] == [0, 1, 2]
 
 
 def test_a_slow_call_answers_after_a_later_quick_one() -> None:

@@ -386,6 +386,15 @@ def _surface_ok(method: str, era: Era, params: Any) -> bool:
 # --- the kernel ----------------------------------------------------------------------------------------
 
 
+@dataclass(eq=False)
+class _InFlight:
+    """A request being served: its task, whether its client cancelled it, whether its handler runs."""
+
+    task: asyncio.Task[None] | None = None
+    cancelled: bool = False
+    open: bool = True
+
+
 @dataclass(eq=False)  # kept in a set by identity
 class _Listener:
     queue: asyncio.Queue[bool]  # True: an event; False: end the stream gracefully
@@ -511,8 +520,7 @@ class Session:
         self.initialize_accepted = False
         self.initialized = False
         self._early: list[Message] = []
-        self._in_flight: dict[RequestId, asyncio.Task[None]] = {}
-        self._cancelled: set[RequestId] = set()
+        self._in_flight: dict[RequestId, _InFlight] = {}
         self._sends: set[asyncio.Task[None]] = set()
 
     async def receive(
@@ -538,25 +546,27 @@ class Session:
                 self._notify(early)
             self._early.clear()
         request_id = message["id"]
-        coro = self._serve(request_id, message)
-        task = context.run(asyncio.create_task, coro) if context is not None else asyncio.create_task(coro)
-        # A duplicate id overwrites the earlier entry, as in the SDK.
-        self._in_flight[correlation_key(request_id)] = task
+        record = _InFlight()
+        coro = self._serve(request_id, message, record)
+        record.task = context.run(asyncio.create_task, coro) if context is not None else asyncio.create_task(coro)
+        # A duplicate id overwrites the earlier entry (its request runs on, uncancellable), as in the SDK.
+        self._in_flight[correlation_key(request_id)] = record
         if message["method"] == "initialize":
-            await asyncio.wait({task})  # the next message waits for the handshake's outcome
+            await asyncio.wait({record.task})  # the next message waits for the handshake's outcome
 
     def cancel(self, request_id: RequestId) -> None:
         """Cancel a request in flight; it is then never answered (``notifications/cancelled``, or a
-        2026 client's hang-up)."""
-        key = correlation_key(request_id)
-        task = self._in_flight.pop(key, None)
-        if task is not None:
-            self._cancelled.add(key)
-            task.cancel()
+        2026 client's hang-up). A request whose answer is being written is past cancelling."""
+        record = self._in_flight.pop(correlation_key(request_id), None)
+        if record is not None and record.task is not None:
+            record.cancelled = True
+            record.task.cancel()
 
     async def close(self) -> None:
-        """The connection ended: cancel what is in flight, answering it -32000 where the wire still takes it."""
-        tasks = list(self._in_flight.values())
+        """The connection ended: cancel what is in flight, answering it -32000 (where the wire still
+        takes it), as the SDK's dispatcher does when its read stream ends."""
+        tasks = [record.task for record in self._in_flight.values() if record.task is not None]
+        self._in_flight.clear()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, *self._sends, return_exceptions=True)
@@ -582,11 +592,11 @@ class Session:
             self.initialized = True
         # notifications/progress and the rest: nothing for a server to do.
 
-    async def _serve(self, request_id: RequestId, request: Message) -> None:
+    async def _serve(self, request_id: RequestId, request: Message, record: _InFlight) -> None:
         key = correlation_key(request_id)
         try:
             try:
-                result = await self._dispatch(request_id, request)
+                result = await self._dispatch(request_id, request, record)
                 answer = jsonrpc.response(request_id, result)
             except _Refusal as refusal:
                 answer = jsonrpc.error(request_id, refusal.code, refusal.message, refusal.data)
@@ -598,19 +608,15 @@ class Session:
                     log.debug("the 2026 handler of %r raised", request["method"], exc_info=True)
                     answer = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal server error")
         except asyncio.CancelledError:
-            if key in self._cancelled:
-                self._cancelled.discard(key)
-                await self._end(request_id, None)
-            else:
-                await self._end(request_id, jsonrpc.error(request_id, -32000, "Connection closed"))
+            record.open = False
+            closed = jsonrpc.error(request_id, -32000, "Connection closed")
+            await self._end(request_id, None if record.cancelled else closed)
             raise
-        if self._in_flight.get(key) is asyncio.current_task():
+        record.open = False  # progress after the handler is dropped, as the SDK drops it
+        if self._in_flight.get(key) is record:
             del self._in_flight[key]  # from here on a cancel finds nothing: the answer is on its way
-        if key in self._cancelled:  # cancelled between the handler's return and this line
-            self._cancelled.discard(key)
-            await self._end(request_id, None)
-            return
-        await self._end(request_id, answer)
+        # A cancel that came after the handler returned, before this line, still silences the answer.
+        await self._end(request_id, None if record.cancelled else answer)
 
     async def _end(self, request_id: RequestId, answer: Message | None) -> None:
         try:
@@ -620,14 +626,14 @@ class Session:
         except Exception:
             log.debug("the answer to %r could not be written", request_id, exc_info=True)
 
-    async def _dispatch(self, request_id: RequestId, request: Message) -> Message:
+    async def _dispatch(self, request_id: RequestId, request: Message, record: _InFlight) -> Message:
         method: str = request["method"]
         params = request.get("params")
         if self.era == "handshake":
-            return self._shape_handshake(method, await self._handshake(request_id, method, params))
-        return self._shape_modern(method, await self._modern(request_id, request, method, params))
+            return self._shape_handshake(method, await self._handshake(request_id, record, method, params))
+        return self._shape_modern(method, await self._modern(request_id, record, request, method, params))
 
-    async def _handshake(self, request_id: RequestId, method: str, params: Any) -> Message:
+    async def _handshake(self, request_id: RequestId, record: _InFlight, method: str, params: Any) -> Message:
         if self._locked and method != "initialize" and _enveloped(params):
             raise _Refusal(
                 jsonrpc.INVALID_REQUEST,
@@ -647,9 +653,11 @@ class Session:
             raise _Refusal(jsonrpc.METHOD_NOT_FOUND, "Method not found", method)
         if not self.initialize_accepted and method != "ping":
             raise _Refusal(jsonrpc.INVALID_PARAMS, "Invalid request parameters", "")
-        return await self._common(request_id, method, params or {})
+        return await self._common(request_id, record, method, params or {})
 
-    async def _modern(self, request_id: RequestId, request: Message, method: str, params: Any) -> Message:
+    async def _modern(
+        self, request_id: RequestId, record: _InFlight, request: Message, method: str, params: Any
+    ) -> Message:
         if self._locked and method == "initialize":
             requested = (params or {}).get("protocolVersion") if isinstance(params, dict) else None
             data: Message = {"supported": [MODERN_VERSION]}
@@ -674,24 +682,27 @@ class Session:
             return await self._listen(request_id, params["notifications"])
         if method not in ("tools/list", "tools/call"):
             raise _Refusal(jsonrpc.METHOD_NOT_FOUND, "Method not found", method)
-        return await self._common(request_id, method, params)
+        return await self._common(request_id, record, method, params)
 
     @staticmethod
     def _check(method: str, era: Era, params: Any) -> None:
         if not _surface_ok(method, era, params):
             raise _Refusal(jsonrpc.INVALID_PARAMS, "Invalid request parameters", "")
 
-    async def _common(self, request_id: RequestId, method: str, params: dict[str, Any]) -> Message:
+    async def _common(self, request_id: RequestId, record: _InFlight, method: str, params: dict[str, Any]) -> Message:
         if method == "ping":
             return {}
         if method == "tools/list":
             return {"tools": self.kernel.catalog.list_tools()}
         token = _progress_token(params)
-        progress = self._emitter(request_id, token) if token is not None else None
+        progress = self._emitter(request_id, record, token) if token is not None else None
         return await self.kernel.catalog.call_tool(params["name"], params.get("arguments"), progress=progress)
 
-    def _emitter(self, request_id: RequestId, token: RequestId) -> Progress:
+    def _emitter(self, request_id: RequestId, record: _InFlight, token: RequestId) -> Progress:
         async def progress(value: float, total: float | None = None, message: str | None = None) -> None:
+            if not record.open:
+                log.debug("progress for %r after its handler ended was dropped", request_id)
+                return
             params: Message = {"progressToken": token, "progress": value}
             if total is not None:
                 params["total"] = total
