@@ -728,6 +728,36 @@ def test_close_ends_listen_streams_with_their_result() -> None:
     run_kernel(script)
 
 
+def test_listen_streams_beyond_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(protocol, "MAX_LISTENERS", 1)
+
+    async def script(wire: KernelWire, catalog: FakeCatalog) -> None:
+        listen = {"notifications": {"toolsListChanged": True}}
+        await wire.post(modern("A", "subscriptions/listen", listen))
+        await wire.next()
+        refused = await wire.call(modern("B", "subscriptions/listen", listen))
+        assert refused["error"] == {"code": -32603, "message": "Subscription limit reached"}
+
+    run_kernel(script)
+
+
+def test_a_listen_stream_not_read_ends_at_its_backlog_after_what_it_buffered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(protocol, "MAX_BUFFERED_EVENTS", 2)
+
+    async def script(wire: KernelWire, catalog: FakeCatalog) -> None:
+        await wire.post(modern("L", "subscriptions/listen", {"notifications": {"toolsListChanged": True}}))
+        await wire.next()
+        for _ in range(5):  # on the loop, with no await between: the stream reads none of them meanwhile
+            catalog.change()
+        await wire.answer("L")
+        catalog.change()  # the stream is gone: nothing more for it
+        await wire.call(modern(1, "tools/list"))
+
+    transcript = run_kernel(script)
+    methods = [m.get("method", m.get("id")) for m in transcript]
+    assert methods == ["notifications/subscriptions/acknowledged"] + ["notifications/tools/list_changed"] * 2 + ["L", 1]
+
+
 @pytest.mark.parametrize(
     ("headers", "code"),
     [

@@ -104,12 +104,15 @@ class Output(Protocol):
         """A message on a request's own channel (progress, listen frames), before its answer."""
 
     async def end(self, request_id: RequestId, answer: Message | None) -> None:
-        """A request's last message: its answer, or None when it was cancelled and is never answered."""
+        """A request's last message: its answer, or None when it was cancelled and is never answered
+        (handshake-era HTTP then ends the POST's stream with -32800 "Request cancelled"; stdio and
+        2026 HTTP write nothing)."""
 
 
 def era_of_header(value: str | None) -> Era:
-    """The era a streamable-HTTP request is served in, by its ``MCP-Protocol-Version`` header:
-    absent or a handshake version routes to the handshake; anything else, garbage too, to 2026."""
+    """The era a streamable-HTTP request is served in, by its ``MCP-Protocol-Version`` header (the
+    first, if given twice): absent or a handshake version routes to the handshake; anything else,
+    an empty or garbage value too, to 2026."""
     return "handshake" if value is None or value in HANDSHAKE_VERSIONS else MODERN_VERSION
 
 
@@ -477,16 +480,14 @@ class Kernel:
 
 
 def _offer(listener: _Listener, event: bool) -> bool:
-    try:
-        listener.queue.put_nowait(event)
-    except asyncio.QueueFull:
+    """Queue an event (True) or the end (False) on a listen stream; False when it ends. A client
+    that stopped reading is ended at the backlog cap, after what is buffered (as the SDK does:
+    it re-listens, and there is no replay to lose)."""
+    if event and listener.queue.qsize() >= MAX_BUFFERED_EVENTS:
         log.debug("a listen stream's backlog is full; ending it")
-        # The end must get through even so: make room for it.
-        while not listener.queue.empty():
-            listener.queue.get_nowait()
-        listener.queue.put_nowait(False)
-        return False
-    return True
+        event = False
+    listener.queue.put_nowait(event)
+    return event
 
 
 _CACHE_HINTS: Final = {"ttlMs": 0, "cacheScope": "private"}
@@ -723,7 +724,7 @@ class Session:
         if requested.get("resourceSubscriptions"):
             honored["resourceSubscriptions"] = list(requested["resourceSubscriptions"])
         meta = {SUBSCRIPTION_ID_KEY: request_id}
-        listener = _Listener(asyncio.Queue(MAX_BUFFERED_EVENTS), tools=bool(honored.get("toolsListChanged")))
+        listener = _Listener(asyncio.Queue(), tools=bool(honored.get("toolsListChanged")))
         kernel._listeners.add(listener)  # before the ack, so an event meanwhile waits rather than is lost
         try:
             ack = {"notifications": honored, "_meta": dict(meta)}
