@@ -658,7 +658,10 @@ def test_an_enveloped_initialize_opens_the_handshake() -> None:
 
 
 def run_kernel(
-    script: Callable[[KernelWire, FakeCatalog], Awaitable[None]], era: protocol.Era | None = None
+    script: Callable[[KernelWire, FakeCatalog], Awaitable[None]],
+    era: protocol.Era | None = None,
+    *,
+    debug: bool = False,
 ) -> list[Message]:
     async def main() -> list[Message]:
         catalog = FakeCatalog()
@@ -667,7 +670,7 @@ def run_kernel(
         await wire.session.close()
         return wire.transcript
 
-    return asyncio.run(asyncio.wait_for(main(), 60))
+    return asyncio.run(asyncio.wait_for(main(), 60), debug=debug)
 
 
 def test_a_request_runs_in_the_senders_context() -> None:
@@ -696,7 +699,7 @@ def test_tools_changed_from_another_thread_hops_to_the_loop() -> None:
         thread.join()
         assert await wire.next() == note("notifications/tools/list_changed")
 
-    run_kernel(script)
+    run_kernel(script, debug=True)
 
 
 def test_an_http_handshake_session_serves_an_enveloped_request() -> None:
@@ -726,6 +729,27 @@ def test_close_ends_listen_streams_with_their_result() -> None:
         assert meta["io.modelcontextprotocol/subscriptionId"] == "L" and answer["result"]["resultType"] == "complete"
 
     run_kernel(script)
+
+
+def test_close_from_another_thread_ends_listen_streams() -> None:
+    async def script(wire: KernelWire, catalog: FakeCatalog) -> None:
+        await wire.post(modern("L", "subscriptions/listen", {"notifications": {"toolsListChanged": True}}))
+        await wire.next()
+        failed: list[BaseException] = []
+
+        def close() -> None:
+            try:
+                wire.kernel.close()
+            except BaseException as exc:  # asyncio's debug mode refuses a loop touched off its thread
+                failed.append(exc)
+
+        thread = threading.Thread(target=close)
+        thread.start()
+        thread.join()
+        assert failed == []
+        assert "result" in await wire.answer("L")
+
+    run_kernel(script, debug=True)
 
 
 def test_listen_streams_beyond_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:

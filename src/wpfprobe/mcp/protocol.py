@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import contextvars
 import logging
 import re
@@ -425,21 +426,31 @@ class Kernel:
 
     def tools_changed(self) -> None:
         """Tell every handshake client that initialized and every 2026 listener; from any thread."""
+        self._on_loop(self._fan_out)
+
+    def close(self) -> None:
+        """Stop hearing the catalog, and end every listen stream gracefully (its result is sent);
+        from any thread."""
+        self._unsubscribe()
+        self._on_loop(self._end_listeners)
+
+    def _on_loop(self, work: Callable[[], None]) -> None:
+        """Run ``work`` on the serving loop: now if this is it, else as soon as it can. Before the
+        first message (no loop yet) or after the loop closed there is nobody to tell."""
         loop = self.loop
         if loop is None or loop.is_closed():
-            return  # nobody has connected yet, so nobody is owed a notification
+            return
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if running is loop:
-            self._fan_out()
-        else:
-            loop.call_soon_threadsafe(self._fan_out)
+            work()
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the server stopped
+            loop.call_soon_threadsafe(work)
 
-    def close(self) -> None:
-        """Stop hearing the catalog, and end every listen stream gracefully (its result is sent)."""
-        self._unsubscribe()
+    def _end_listeners(self) -> None:
         for listener in list(self._listeners):
             _offer(listener, False)
 
