@@ -326,6 +326,16 @@ def test_served_methods_other_than_ping_wait_for_initialize() -> None:
     assert "tools" in after["result"]
 
 
+def test_a_request_pipelined_behind_initialize_sees_the_gate_open() -> None:
+    async def script(wire: Wire) -> None:
+        await wire.post(INIT)  # not waited for: the next request follows at once
+        await wire.post(request(1, "tools/list"))
+        await wire.answer(1)
+
+    transcript = both(script)
+    assert [m["id"] for m in transcript] == [0, 1] and "result" in transcript[1]
+
+
 @pytest.mark.parametrize(
     "method",
     [
