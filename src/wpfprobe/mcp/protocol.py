@@ -6,7 +6,7 @@ note, its section 2); a wire decodes a line or body with :mod:`.jsonrpc`, hands
 the message to a :class:`Session`, and writes what the session gives its
 :class:`Output`. Every rule here is the SDK's (``mcp`` 2.3 ``server/runner.py``,
 ``shared/jsonrpc_dispatcher.py``, ``shared/inbound.py``), pinned against it by
-tests/unit/test_protocol.py:
+tests/unit/test_protocol_*.py (drivers in kernel_twin.py):
 
 * **Era.** HTTP routes by header and says so (``Session(era=...)``); stdio leaves
   it to the first request (``era=None``): one whose ``params._meta`` carries the
