@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("wpfprobe.api",),
     # The SDK-free MCP kernel: below the rest of wpfprobe.mcp, so it stays free of the tools and
     # the SDK-bound server modules it will replace (not yet served).
-    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol"),
+    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.stdioserve"),
     ("wpfprobe.mcp",),
     ("wpfprobe.apps",),
     ("wpfprobe.broker",),

@@ -10,7 +10,7 @@ import sys
 
 def test_the_kernel_imports_no_sdk() -> None:
     code = (
-        "import sys, wpfprobe.mcp.protocol, wpfprobe.mcp.jsonrpc\n"
+        "import sys, wpfprobe.mcp.protocol, wpfprobe.mcp.jsonrpc, wpfprobe.mcp.stdioserve\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('mcp', 'mcp_types', 'starlette', 'sse_starlette', 'anyio'))\n"
         "print(bad)\n"
