@@ -6,7 +6,7 @@ sees it before any frame); the second must not reach the wire, since from
 ``start`` on stdout belongs to MCP. The script waits until the client goes
 away (stdin closes), then closes the app and exits by itself.
 
-Run by tests/integration/test_mcp_stdio.py. Exit code 0 when it ended cleanly,
+Run by tests/integration/test_mcp_stdio.py (its first argument, if any, is the tier). Exit code 0 when it ended cleanly,
 3 when the server did not end within WAIT_LIMIT seconds of being started.
 """
 
@@ -33,7 +33,8 @@ def main() -> int:
         app = example.start_in_background()
         try:
             print(BEFORE, flush=True)
-            handle = wpfprobe.start(app.app, transport="stdio", name="stdio-tests")
+            allow = sys.argv[1] if len(sys.argv) > 1 else "read"  # the tier, "interact" for waits
+            handle = wpfprobe.start(app.app, transport="stdio", name="stdio-tests", allow=allow)
             print(AFTER, flush=True)
             ended = handle.wait(WAIT_LIMIT)
             handle.stop()
