@@ -77,9 +77,11 @@ def test_the_tools_listed_carry_annotations_and_the_custom_mark() -> None:
     assert "_meta" not in listed["wpf_click"] and listed["echo"]["_meta"] == {CUSTOM_META_KEY: True}
     tree = listed["wpf_get_visual_tree"]["inputSchema"]
     assert tree["title"] == "wpf_get_visual_treeArguments" and tree["properties"]["maxDepth"]["title"] == "Maxdepth"
-    # Copies: a caller that changes what it got changes nothing served.
-    listed["echo"]["name"] = "changed"
-    assert "echo" in {t["name"] for t in tools.list_tools()}
+    # Made once: each listing is a new list of the same objects, as JSON as they are sent.
+    again = tools.list_tools()
+    assert again is not tools.list_tools() and [t["name"] for t in again] == list(listed)
+    assert json.loads(json.dumps(again)) == again
+    assert tools.input_schema("wpf_get_visual_tree") == tree and tools.input_schema("nope") is None
 
 
 def test_the_gate_refuses_tools_above_the_tier_and_names_close_matches() -> None:

@@ -22,8 +22,9 @@ from mcp.shared.exceptions import MCPError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Engine
 from wpfprobe.mcp import wirelog
+from wpfprobe.mcp.catalog import close_matches, unknown_tool
 from wpfprobe.mcp.custom import define
-from wpfprobe.mcp.toolserver import ToolServer, close_matches, unknown_tool
+from wpfprobe.mcp.toolserver import ToolServer
 
 
 def echo(value: str | None = None, items: list[int] | None = None) -> dict[str, object]:

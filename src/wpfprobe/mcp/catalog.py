@@ -256,8 +256,14 @@ class ToolCatalog:
                 log.debug("a tools-changed listener failed", exc_info=True)
 
     def list_tools(self) -> list[dict[str, Any]]:
-        """The Tool objects tools/list sends (fresh copies: a caller may change them)."""
-        return [json.loads(json.dumps(tool.listed)) for tool in self._tools.values()]
+        """The Tool objects tools/list sends, in the order added. A new list of the same dicts each
+        time, made once per tool (copying them cost 3 ms a listing): read them, never change them."""
+        return [tool.listed for tool in self._tools.values()]
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        """One listed tool's inputSchema (read-only, as ``list_tools``'), None for a name not listed."""
+        tool = self._tools.get(name)
+        return tool.listed["inputSchema"] if tool is not None else None
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None, *, progress: Progress | None = None

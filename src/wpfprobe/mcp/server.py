@@ -560,10 +560,9 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
 
 
 def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
-    """A server for a probe already attached, serving ``server`` (an SDK Server made by the caller,
-    ``toolserver.build_server``:
-    the benchmarks add tools of their own); returns once it accepts. Not ``start()``: no manifest,
-    and it is not the process's active probe."""
+    """A server for a probe already attached, serving ``server`` (the SDK's low-level Server made by
+    the caller with ``toolserver.build_server``: the benchmarks add tools of their own); returns once
+    it accepts. Not ``start()``: no manifest, and it is not the process's active probe."""
     startup = Startup.attached(probe)
     sock = _listening_socket(port)
     bound = sock.getsockname()[1]

@@ -34,37 +34,10 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Engine, Tier
 from wpfprobe.mcp import wirelog
-from wpfprobe.mcp.catalog import (
-    CUSTOM_META_KEY,
-    INSTRUCTIONS,
-    PROGRESS_INTERVAL,
-    Progress,
-    ToolCatalog,
-    close_matches,
-    collections_after_response,
-    error_result,
-    parse_arguments,
-    tool_function,
-    tool_specs,
-    unknown_tool,
-)
+from wpfprobe.mcp.catalog import INSTRUCTIONS, Progress, ToolCatalog
 from wpfprobe.mcp.tools import ToolSpec
 
-__all__ = [
-    "CUSTOM_META_KEY",
-    "GATE_EXTENSION",
-    "INSTRUCTIONS",
-    "PROGRESS_INTERVAL",
-    "ToolServer",
-    "build_server",
-    "close_matches",
-    "collections_after_response",
-    "error_result",
-    "parse_arguments",
-    "tool_function",
-    "tool_specs",
-    "unknown_tool",
-]
+__all__ = ["GATE_EXTENSION", "ToolServer", "build_server"]
 
 log = logging.getLogger("wpfprobe.server")
 
@@ -180,8 +153,7 @@ class ToolServer:
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         """For the SDK's ``Mcp-Param`` header checks (2026 HTTP), without listing every tool."""
-        tool = next((t for t in self.catalog.list_tools() if t["name"] == name), None)
-        return None if tool is None else tool["inputSchema"]
+        return self.catalog.input_schema(name)
 
     async def _call_tool(self, ctx: Any, params: Any) -> CallToolResult:
         progress: Progress | None = None
