@@ -195,3 +195,59 @@ def test_change_listeners_hear_tools_changed_until_they_unsubscribe() -> None:
     unsubscribe()
     tools.tools_changed()
     assert heard == ["changed"] and "echo" in {t["name"] for t in tools.list_tools()}
+
+
+def test_an_abandoned_call_s_thread_does_not_hold_the_app_s_exit() -> None:
+    """A cancelled call's thread may be stuck (a hop to a UI thread that never answers): the
+    app's exit must not wait for it, as Python waits for a ThreadPoolExecutor's threads."""
+    code = f"""
+import asyncio, sys, threading
+sys.path.insert(0, {str(UNIT)!r})
+from wpfprobe.mcp import catalog
+from wpfprobe.mcp.catalog import ToolCatalog
+from wpfprobe.mcp.custom import define
+catalog._CANCEL_GRACE = 0.2
+def stuck() -> str:
+    '''Never returns, and checks no control.'''
+    threading.Event().wait()
+    return "never"
+tools = ToolCatalog(None, tier="read")
+tools.add(define(stuck).spec(), custom=True)
+async def run():
+    task = asyncio.ensure_future(tools.call_tool("stuck", {{}}, progress=None))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        print("cancelled", flush=True)
+asyncio.run(run())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "cancelled", out.stderr
+
+
+def test_calls_beyond_the_worker_limit_wait_for_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_catalog, "MAX_WORKERS", 2)
+    monkeypatch.setattr(_catalog, "_WORKERS", _catalog._Workers())
+    lock = threading.Lock()
+    running = {"now": 0, "most": 0}
+
+    def busy() -> str:
+        """Holds a worker a moment."""
+        with lock:
+            running["now"] += 1
+            running["most"] = max(running["most"], running["now"])
+        time.sleep(0.1)
+        with lock:
+            running["now"] -= 1
+        return "done"
+
+    async def run(tools: ToolCatalog) -> list[dict[str, Any]]:
+        return list(await asyncio.gather(*(tools.call_tool("busy", {}, progress=None) for _ in range(6))))
+
+    tools = ToolCatalog(None, tier="read")
+    tools.add(define(busy).spec(), custom=True)
+    results = asyncio.run(asyncio.wait_for(run(tools), 30))
+    assert [r["structuredContent"] for r in results] == [{"result": "done"}] * 6
+    assert running["most"] == 2

@@ -17,6 +17,7 @@ CallControl when the caller cancels the call's task.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextvars
 import difflib
@@ -24,6 +25,7 @@ import inspect
 import json
 import logging
 import operator
+import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -71,9 +73,10 @@ SPLICED_TEXT = 65_536
 #: The tools whose whole call runs with Python's collector off: reads, each bounded by
 #: ``ui_timeout``. Not the waits, nor an app's own tools: their length is not the probe's to bound.
 _DEFERRED_TOOLS = frozenset(spec.name for spec in read_tools(tier="read"))
-#: Worker threads for tool calls (as many as anyio's default, which ran them before). A cancelled
-#: call's thread may run on until its next check, so the pool is not the cores' count.
-_WORKERS = concurrent.futures.ThreadPoolExecutor(max_workers=40, thread_name_prefix="wpfprobe-tool")
+#: Worker threads for tool calls at most (anyio's default, which ran them before); more calls wait.
+MAX_WORKERS = 40
+#: Seconds an idle worker thread waits for another call before it ends.
+WORKER_IDLE = 10.0
 
 
 # -- results ------------------------------------------------------------------------------
@@ -370,6 +373,63 @@ def _one_level(model: BaseModel) -> dict[str, Any]:
 # -- running a call ------------------------------------------------------------------------------
 
 
+class _Workers:
+    """Daemon threads that run tool calls, reused while calls keep coming, at most MAX_WORKERS.
+
+    Not a ThreadPoolExecutor: Python joins its threads at exit, and a cancelled call's thread
+    is abandoned, possibly stuck in a hop to a UI thread that will never answer; the app's
+    exit must not wait for it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[queue.SimpleQueue[_Job]] = []
+        self._waiting: collections.deque[_Job] = collections.deque()
+        self._live = 0
+
+    def submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        job = (fn, future)
+        with self._lock:
+            if self._idle:
+                self._idle.pop().put(job)
+                return future
+            if self._live >= MAX_WORKERS:
+                self._waiting.append(job)
+                return future
+            self._live += 1
+        inbox: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        inbox.put(job)
+        threading.Thread(target=self._work, args=(inbox,), name="wpfprobe-tool", daemon=True).start()
+        return future
+
+    def _work(self, inbox: queue.SimpleQueue[_Job]) -> None:
+        while True:
+            try:
+                fn, future = inbox.get(timeout=WORKER_IDLE)
+            except queue.Empty:
+                with self._lock:
+                    if inbox in self._idle:
+                        self._idle.remove(inbox)
+                        self._live -= 1
+                        return
+                continue  # taken from the idle list meanwhile: its call is on the way
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # noqa: BLE001 - the caller's to see, through the future
+                    future.set_exception(exc)
+            with self._lock:
+                if self._waiting:
+                    inbox.put(self._waiting.popleft())
+                else:
+                    self._idle.append(inbox)
+
+
+_Job = tuple[Callable[[], Any], "concurrent.futures.Future[Any]"]
+_WORKERS = _Workers()
+
+
 def tool_function(
     spec: ToolSpec,
     engine: Engine | Callable[[], Engine] | None,
@@ -480,7 +540,8 @@ async def run_controlled(tool: str, work: Callable[[], dict[str, Any]], progress
                 return
 
     # The thread sees this task's context (spliced.available(), the call's logging context).
-    submitted = _WORKERS.submit(contextvars.copy_context().run, in_thread)
+    context = contextvars.copy_context()
+    submitted = _WORKERS.submit(lambda: context.run(in_thread))
     beat = asyncio.ensure_future(heartbeat(progress)) if progress is not None else None
     try:
         return await asyncio.wrap_future(submitted)
