@@ -182,7 +182,7 @@ async def run_sdk(server: Server[Any], options: Any, script: Script) -> list[Mes
 
 def toolserver_reference() -> tuple[Server[Any], Any, ToolServer]:
     tools = ToolServer(None, tier="read")  # type: ignore[arg-type]  # the broker builds one so, for schemas
-    lowlevel = tools.server._lowlevel_server
+    lowlevel = tools.server
     return lowlevel, lowlevel.create_initialization_options(), tools
 
 

@@ -76,7 +76,6 @@ async def streams() -> AsyncIterator[tuple[Any, Any]]:
 
 
 async def serve(server: Any) -> None:
-    """Serve ``server`` (the SDK's MCPServer) over stdin and stdout, as ``run_stdio_async`` does."""
+    """Serve ``server`` (the SDK's low-level Server) over stdin and stdout, as ``stdio_server`` does."""
     async with streams() as (read_stream, write_stream):
-        lowlevel = server._lowlevel_server
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        await server.run(read_stream, write_stream, server.create_initialization_options())
