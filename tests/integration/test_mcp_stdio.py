@@ -389,3 +389,20 @@ def test_a_long_call_reports_progress_and_a_cancelled_one_is_never_answered(disp
         assert later[-1]["result"]["structuredContent"]["windows"][0]["name"] == "mainWindow"
     finally:
         client.kill()
+
+
+def test_serving_over_stdio_imports_no_mcp_sdk(display: str | None) -> None:
+    """The in-app stdio endpoint serves on wpfprobe's own MCP kernel: after a tool call and the end,
+    neither ``mcp`` nor ``mcp_types`` was ever imported in the app (+33 MiB and ~0.5 s a start)."""
+    client = RawClient(display)
+    try:
+        assert client.proc.stdin is not None
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "wpf_get_windows"}})
+        assert client.response(2)["result"]["isError"] is False
+        client.proc.stdin.close()
+        assert client.proc.wait(timeout=30) == 0
+        stderr = "".join(client.err.seen + client.err.rest(5))
+    finally:
+        client.kill()
+    assert "stdio_app: sdk modules=[]" in stderr, stderr[-3000:]

@@ -23,8 +23,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("wpfprobe_clr",),
     ("wpfprobe.engine",),
     ("wpfprobe.api",),
-    # The SDK-free MCP kernel: below the rest of wpfprobe.mcp, so it stays free of the tools and
-    # the SDK-bound server modules it will replace (not yet served).
+    # The SDK-free MCP kernel and its stdio server: below the rest of wpfprobe.mcp, so they stay
+    # free of the tools and of the SDK-bound server modules they replace.
     ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.stdioserve"),
     ("wpfprobe.mcp",),
     ("wpfprobe.apps",),

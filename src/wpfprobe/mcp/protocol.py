@@ -1,7 +1,7 @@
 """The MCP kernel without the SDK: what the endpoint answers each message, on any wire, in both eras.
 
-Not yet served: stdio and HTTP still run on the SDK. This module is the
-message-level half of the SDK-free endpoint (docs: the ``sdk-free-endpoint``
+The app's stdio is served on it (``stdioserve.py``); HTTP still runs on the SDK.
+This module is the message-level half of the SDK-free endpoint (docs: the ``sdk-free-endpoint``
 note, its section 2); a wire decodes a line or body with :mod:`.jsonrpc`, hands
 the message to a :class:`Session`, and writes what the session gives its
 :class:`Output`. Every rule here is the SDK's (``mcp`` 2.3 ``server/runner.py``,

@@ -6,7 +6,8 @@ MiB; 300,000 unread pings past 1.2 GiB). The bounds are those of the SDK-free
 stdio server, :mod:`.stdioserve` (its docstring says what they are); here they
 are put under the SDK's own ``stdio_server``: its claims of fd 0 (pointed at the
 null device while serving) and fd 1 (pointed at stderr), its read and write
-loops. The app's stdio and the broker's (``wpfprobe mcp``) are served so.
+loops. The broker's stdio (``wpfprobe mcp``) is served so; the app's own stdio
+is served on wpfprobe's kernel, with no SDK (``stdioserve.serve``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from mcp.server import stdio as _sdk_stdio
 
 from wpfprobe.mcp.stdioserve import MAX_FRAME, MAX_IN_FLIGHT, InFlight, read_line
 
-__all__ = ["MAX_FRAME", "MAX_IN_FLIGHT", "serve", "streams"]
+__all__ = ["MAX_FRAME", "MAX_IN_FLIGHT", "streams"]
 
 log = logging.getLogger("wpfprobe.wire")
 
@@ -73,9 +74,3 @@ async def streams() -> AsyncIterator[tuple[Any, Any]]:
             release_stdout()
         if release_stdin is not None:
             release_stdin()
-
-
-async def serve(server: Any) -> None:
-    """Serve ``server`` (the SDK's low-level Server) over stdin and stdout, as ``stdio_server`` does."""
-    async with streams() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -39,6 +39,9 @@ def main() -> int:
             ended = handle.wait(WAIT_LIMIT)
             handle.stop()
             print(f"stdio_app: server ended={ended}", file=sys.stderr, flush=True)
+            # What serving imported: the in-app endpoint is to import no MCP SDK (issue 22).
+            sdk = sorted({m.split(".")[0] for m in sys.modules} & {"mcp", "mcp_types"})
+            print(f"stdio_app: sdk modules={sdk}", file=sys.stderr, flush=True)
             return 0 if ended else 3
         finally:
             app.close()
