@@ -166,9 +166,9 @@ class Pipe:
 class RawClient:
     """The app launched over pipes, spoken to in raw JSON-RPC lines, as a client would."""
 
-    def __init__(self, display: str | None, *, allow: str = "read") -> None:
+    def __init__(self, display: str | None, *, allow: str = "read", late: bool = False) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, str(SCRIPT), allow],
+            [sys.executable, str(SCRIPT), allow, *(["late"] if late else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -406,3 +406,26 @@ def test_serving_over_stdio_imports_no_mcp_sdk(display: str | None) -> None:
     finally:
         client.kill()
     assert "stdio_app: sdk modules=[]" in stderr, stderr[-3000:]
+
+
+def test_a_tool_the_app_adds_while_serving_is_announced_listed_and_called(display: str | None) -> None:
+    """A tool added to the running probe (``handle.tool``) reaches a stdio client: the
+    list_changed notification, then tools/list has it, then it answers."""
+    client = RawClient(display, late=True)
+    try:
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "stdio_add_tool"}})
+        frames = frames_until(
+            client,
+            lambda seen: {"notifications/tools/list_changed", 2} <= {f.get("method", f.get("id")) for f in seen},
+        )
+        added = next(f for f in frames if f.get("id") == 2)
+        assert added["result"]["isError"] is False, added
+        client.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        assert "stdio_late_echo" in {t["name"] for t in client.response(3)["result"]["tools"]}
+        call = {"name": "stdio_late_echo", "arguments": {"text": "from the client"}}
+        client.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": call})
+        echoed = client.response(4)["result"]
+        assert echoed["isError"] is False and echoed["structuredContent"] == {"result": "from the client"}, echoed
+    finally:
+        client.kill()
