@@ -251,3 +251,33 @@ def test_calls_beyond_the_worker_limit_wait_for_a_thread(monkeypatch: pytest.Mon
     results = asyncio.run(asyncio.wait_for(run(tools), 30))
     assert [r["structuredContent"] for r in results] == [{"result": "done"}] * 6
     assert running["most"] == 2
+
+
+def test_released_workers_leave_no_tool_thread_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stopped probe left its idle 'wpfprobe-tool' threads in the app for WORKER_IDLE (10 s):
+    test_lifecycle's handler cycles found one after stop(). ``release_workers`` ends them now,
+    and the pool makes new ones for the next start."""
+    monkeypatch.setattr(_catalog, "_WORKERS", _catalog._Workers())
+    earlier = set(threading.enumerate())  # other tests' pools: not this one's
+
+    def answer() -> str:
+        """Answers at once."""
+        return "done"
+
+    def tool_threads() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "wpfprobe-tool" and t not in earlier]
+
+    tools = ToolCatalog(None, tier="read")
+    tools.add(define(answer).spec(), custom=True)
+    first = asyncio.run(asyncio.wait_for(tools.call_tool("answer", {}, progress=None), 30))
+    assert first["structuredContent"] == {"result": "done"}
+    assert tool_threads(), "the call's thread waits for the next call"
+    _catalog.release_workers()
+    # A thread that answered just before the release ends as it finishes, not WORKER_IDLE later.
+    end = time.monotonic() + 5.0
+    while tool_threads() and time.monotonic() < end:
+        time.sleep(0.01)
+    assert tool_threads() == []
+    again = asyncio.run(asyncio.wait_for(tools.call_tool("answer", {}, progress=None), 30))
+    assert again["structuredContent"] == {"result": "done"}
+    _catalog.release_workers()

@@ -383,7 +383,10 @@ class _Workers:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._idle: list[queue.SimpleQueue[_Job]] = []
+        self._idle: list[queue.SimpleQueue[_Job | None]] = []
+        self._threads: dict[queue.SimpleQueue[_Job | None], threading.Thread] = {}
+        # Raised by each release: a thread made before it ends after its call instead of idling.
+        self._generation = 0
         self._waiting: collections.deque[_Job] = collections.deque()
         self._live = 0
 
@@ -398,22 +401,45 @@ class _Workers:
                 self._waiting.append(job)
                 return future
             self._live += 1
-        inbox: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        inbox: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         inbox.put(job)
-        threading.Thread(target=self._work, args=(inbox,), name="wpfprobe-tool", daemon=True).start()
+        with self._lock:
+            generation = self._generation
+            thread = threading.Thread(target=self._work, args=(inbox, generation), name="wpfprobe-tool", daemon=True)
+            self._threads[inbox] = thread
+        thread.start()
         return future
 
-    def _work(self, inbox: queue.SimpleQueue[_Job]) -> None:
+    def release_idle(self, timeout: float = 1.0) -> None:
+        """End the threads that wait for a call now, not WORKER_IDLE later: a stopped probe leaves
+        no thread of its own in the app. A thread still running a call (one abandoned when it was
+        cancelled) ends after it, as before."""
+        with self._lock:
+            self._generation += 1
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+            threads = [self._threads.pop(inbox) for inbox in idle if inbox in self._threads]
+        for inbox in idle:
+            inbox.put(None)
+        end = time.monotonic() + timeout
+        for thread in threads:
+            thread.join(max(0.0, end - time.monotonic()))
+
+    def _work(self, inbox: queue.SimpleQueue[_Job | None], generation: int) -> None:
         while True:
             try:
-                fn, future = inbox.get(timeout=WORKER_IDLE)
+                job = inbox.get(timeout=WORKER_IDLE)
             except queue.Empty:
                 with self._lock:
                     if inbox in self._idle:
                         self._idle.remove(inbox)
+                        self._threads.pop(inbox, None)
                         self._live -= 1
                         return
                 continue  # taken from the idle list meanwhile: its call is on the way
+            if job is None:  # released (release_idle counted it out)
+                return
+            fn, future = job
             if future.set_running_or_notify_cancel():
                 try:
                     future.set_result(fn())
@@ -422,12 +448,21 @@ class _Workers:
             with self._lock:
                 if self._waiting:
                     inbox.put(self._waiting.popleft())
+                elif generation != self._generation:  # released while it ran its call
+                    self._threads.pop(inbox, None)
+                    self._live -= 1
+                    return
                 else:
                     self._idle.append(inbox)
 
 
 _Job = tuple[Callable[[], Any], "concurrent.futures.Future[Any]"]
 _WORKERS = _Workers()
+
+
+def release_workers() -> None:
+    """End the tool-call threads that are idle (``ProbeHandle.stop``: the probe leaves no thread)."""
+    _WORKERS.release_idle()
 
 
 def tool_function(

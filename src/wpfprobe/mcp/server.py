@@ -183,6 +183,10 @@ class ProbeHandle:
                 # Before the poster goes: the probe's handlers come off the app on its UI thread.
                 self._startup.probe().engine.close()
             _release_ui_poster()
+            # Only if it was loaded (a tool could have run): a stop is no reason to import it.
+            catalog = sys.modules.get("wpfprobe.mcp.catalog")
+            if catalog is not None:
+                catalog.release_workers()
             if self._tools is not None and self._tools.recorder is not None:
                 self._tools.recorder.close()
             with _active_lock:
