@@ -23,9 +23,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("wpfprobe_clr",),
     ("wpfprobe.engine",),
     ("wpfprobe.api",),
-    # The SDK-free MCP kernel: below the rest of wpfprobe.mcp, so it stays free of the tools and
-    # the SDK-bound server modules it will replace (not yet served).
-    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol"),
+    # The SDK-free MCP kernel and its 2026-era HTTP endpoint: below the rest of wpfprobe.mcp, so
+    # they stay free of the tools and the SDK-bound server modules they replace.
+    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.httpserve"),
     ("wpfprobe.mcp",),
     ("wpfprobe.apps",),
     ("wpfprobe.broker",),
@@ -160,6 +160,27 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
                 if len(component) > 1:
                     found.append(sorted(component))
     return found
+
+
+#: What the SDK-free kernel layer must never import, not even lazily: the SDK (+33 MiB, ~0.5 s)
+#: and the web stack only the SDK uses.
+SDK_FREE = ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.httpserve")
+SDK_PACKAGES = frozenset({"mcp", "mcp_types", "starlette", "sse_starlette", "anyio"})
+
+
+def test_the_kernel_layer_imports_no_sdk() -> None:
+    found = modules()
+    offences = []
+    for name in SDK_FREE:
+        for node in ast.walk(ast.parse(found[name].read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                roots = [(node.module or "").split(".")[0]]
+            else:
+                continue
+            offences += [f"{name}:{node.lineno} imports {root}" for root in roots if root in SDK_PACKAGES]
+    assert offences == []
 
 
 def test_no_import_circles() -> None:
