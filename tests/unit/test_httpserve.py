@@ -547,3 +547,73 @@ def test_a_listener_that_hangs_up_is_forgotten() -> None:
             return len(both.kernel._listeners)
 
     assert asyncio.run(run()) == 0
+
+
+# --- the handshake era's app, made on its first request ------------------------------------------------
+
+
+def test_the_lazy_app_is_made_once_on_a_worker_thread_at_its_first_request_and_its_lifespan_held() -> None:
+    import threading
+
+    log: list[str] = []
+    threads: list[int] = []
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        log.append(f"served {scope['path']}")
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        log.append("lifespan entered")
+        yield
+        log.append("lifespan left")
+
+    def make() -> Any:
+        threads.append(threading.get_ident())
+        log.append("made")
+        return inner, lifespan
+
+    lazy = httpserve.LazyApp(make)
+
+    async def run() -> None:
+        lifespan_messages: asyncio.Queue[Message] = asyncio.Queue()
+        sent: list[Message] = []
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        lifespan_messages.put_nowait({"type": "lifespan.startup"})
+        running = asyncio.ensure_future(lazy({"type": "lifespan"}, lifespan_messages.get, send))
+        while not sent:
+            await asyncio.sleep(0.001)
+        assert sent == [{"type": "lifespan.startup.complete"}]
+        assert log == [] and not lazy.made, "made before any request"
+        await asyncio.gather(*(lazy({"type": "http", "path": p}, None, None) for p in ("/a", "/b", "/c")))  # type: ignore[arg-type]
+        assert threads and threads[0] != threading.get_ident()
+        lifespan_messages.put_nowait({"type": "lifespan.shutdown"})
+        await running
+        assert sent[-1] == {"type": "lifespan.shutdown.complete"}
+
+    asyncio.run(run())
+    assert log[:2] == ["made", "lifespan entered"]
+    assert sorted(log[2:5]) == ["served /a", "served /b", "served /c"]
+    assert log[5:] == ["lifespan left"]
+    assert len(threads) == 1
+
+
+def test_a_lazy_app_never_made_shuts_down_cleanly() -> None:
+    lazy = httpserve.LazyApp(lambda: pytest.fail("made"))
+
+    async def run() -> list[Message]:
+        messages = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+        sent: list[Message] = []
+
+        async def receive() -> Message:
+            return next(messages)
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        await lazy({"type": "lifespan"}, receive, send)
+        return sent
+
+    assert asyncio.run(run()) == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
