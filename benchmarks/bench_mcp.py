@@ -299,7 +299,7 @@ async def latency_session(
                 # (pydantic) and the client's check against the output schema (jsonschema).
                 from pydantic import TypeAdapter
 
-                from wpfprobe.mcp.toolserver import tool_specs
+                from wpfprobe.mcp.catalog import tool_specs
 
                 outputs = {s.name: s.output for s in tool_specs("read")}
                 rows = []

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from wpfprobe.core.errors import DispatcherBusyError, InvalidArgumentError, ProbeError
 from wpfprobe.mcp import custom as _custom
-from wpfprobe.mcp.toolserver import parse_arguments
+from wpfprobe.mcp.catalog import parse_arguments
 
 
 class FakeUi:

@@ -36,7 +36,7 @@ Answer = tuple[int, list[tuple[bytes, bytes]], bytes]
 
 
 class FakeCatalog:
-    """The SDK server's tool list; ``echo`` answers its arguments, ``tick`` reports progress,
+    """The SDK server's tool list (its catalog's); ``echo`` answers its arguments, ``tick`` reports progress,
     ``slow`` waits for release (and notes its cancellation), ``seen`` answers a context variable."""
 
     def __init__(self, tools: list[Message], tier: str = "read") -> None:
@@ -89,9 +89,11 @@ async def apps() -> AsyncIterator[Apps]:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from wpfprobe.core.version import __version__
-    from wpfprobe.mcp.toolserver import INSTRUCTIONS, ToolServer
+    from wpfprobe.mcp.catalog import INSTRUCTIONS
+    from wpfprobe.mcp.toolserver import ToolServer
 
-    server = ToolServer(None, tier="read").server  # type: ignore[arg-type]  # for its schemas, as the broker
+    served = ToolServer(None, tier="read")
+    server = served.server
     sdk = server.streamable_http_app(
         streamable_http_path="/mcp",
         transport_security=TransportSecuritySettings(
@@ -100,8 +102,7 @@ async def apps() -> AsyncIterator[Apps]:
         session_idle_timeout=300,
         max_sessions=64,
     )
-    tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in await server.list_tools()]
-    catalog = FakeCatalog(tools)
+    catalog = FakeCatalog(served.catalog.list_tools())
     kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
     ours = EraRouter(ModernEndpoint(kernel, hosts=HOSTS, origins=ORIGINS), sdk)
     async with server.session_manager.run():

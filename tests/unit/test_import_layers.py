@@ -162,27 +162,6 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-#: What the SDK-free kernel layer must never import, not even lazily: the SDK (+33 MiB, ~0.5 s)
-#: and the web stack only the SDK uses.
-SDK_FREE = ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.httpserve")
-SDK_PACKAGES = frozenset({"mcp", "mcp_types", "starlette", "sse_starlette", "anyio"})
-
-
-def test_the_kernel_layer_imports_no_sdk() -> None:
-    found = modules()
-    offences = []
-    for name in SDK_FREE:
-        for node in ast.walk(ast.parse(found[name].read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                roots = [alias.name.split(".")[0] for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and not node.level:
-                roots = [(node.module or "").split(".")[0]]
-            else:
-                continue
-            offences += [f"{name}:{node.lineno} imports {root}" for root in roots if root in SDK_PACKAGES]
-    assert offences == []
-
-
 def test_no_import_circles() -> None:
     circles = strongly_connected(graph())
     assert not circles, "import circles: " + "; ".join(" <-> ".join(c) for c in circles)
@@ -205,3 +184,36 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
     assert layer_of("wpfprobe_clr.toolkits.winforms") < layer_of("wpfprobe.engine.engine")
     assert layer_of("wpfprobe.core.errors") == 0
     assert layer_of("wpfprobe.mcp.protocol") < layer_of("wpfprobe.mcp.toolserver")
+
+
+#: Modules that the app's MCP endpoint will serve without the MCP SDK: neither they nor any
+#: module of ours they import (at any depth, lazily too) may import one of FORBIDDEN_LIBRARIES.
+SDK_FREE = ("wpfprobe.mcp.catalog", "wpfprobe.mcp.httpserve")
+FORBIDDEN_LIBRARIES = ("mcp", "mcp_types", "starlette", "sse_starlette", "anyio")
+
+
+def libraries_of(path: Path) -> Iterator[tuple[str, int]]:
+    """(top-level package, line) of every absolute import in the file."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name.split(".")[0], node.lineno
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            yield node.module.split(".")[0], node.lineno
+
+
+def test_the_sdk_free_modules_import_no_sdk() -> None:
+    mods, edges = modules(), graph()
+    found = []
+    for root in SDK_FREE:
+        seen, todo = set(), [root]
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in mods:
+                continue
+            seen.add(name)
+            todo.extend(edges[name])
+            for library, line in libraries_of(mods[name]):
+                if library in FORBIDDEN_LIBRARIES:
+                    found.append(f"{mods[name].relative_to(SRC)}:{line} imports {library} (reached from {root})")
+    assert not found, "\n".join(found)

@@ -9,9 +9,9 @@ from fake_toolkit import harness
 
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.core.trace import load_trace
+from wpfprobe.mcp.catalog import ToolCatalog, tool_function
 from wpfprobe.mcp.recording import Recorder
 from wpfprobe.mcp.tools import all_tools
-from wpfprobe.mcp.toolserver import ToolServer, tool_function
 
 
 def test_the_agents_actions_are_recorded_as_steps_and_reads_are_not(tmp_path: Path) -> None:
@@ -41,11 +41,11 @@ def test_the_agents_actions_are_recorded_as_steps_and_reads_are_not(tmp_path: Pa
 
 def test_a_server_records_when_its_settings_name_a_directory(tmp_path: Path) -> None:
     with harness(settings=ProbeSettings(audit=False, record_dir=tmp_path)) as h:
-        tools = ToolServer(h.engine, tier="interact")
+        tools = ToolCatalog(h.engine, tier="interact")
         assert tools.recorder is not None and tools.recorder.directory is not None
         assert tools.recorder.directory.parent == tmp_path
     with harness() as h:
-        assert ToolServer(h.engine, tier="interact").recorder is None
+        assert ToolCatalog(h.engine, tier="interact").recorder is None
 
 
 def test_without_a_directory_only_the_last_steps_are_kept_in_memory(tmp_path: Path) -> None:

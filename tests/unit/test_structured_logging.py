@@ -16,7 +16,7 @@ import pytest
 from wpfprobe.core import logs as _logging
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.mcp import custom as _custom
-from wpfprobe.mcp.toolserver import tool_function
+from wpfprobe.mcp.catalog import tool_function
 
 DISTINCT = "Qx7-distinctive-argument-9912"
 
@@ -148,8 +148,8 @@ def test_a_tool_call_record_has_name_outcome_and_duration_but_no_argument_value(
         raise RuntimeError(text)
 
     engine = SimpleNamespace(app_id="unit-app", ui=None, settings=SimpleNamespace(ui_timeout=1.0))
-    assert not tool_function(_custom.define(shout).spec(), engine)(text=DISTINCT).is_error  # type: ignore[arg-type]
-    assert tool_function(_custom.define(fail).spec(), engine)(text=DISTINCT).is_error  # type: ignore[arg-type]
+    assert not tool_function(_custom.define(shout).spec(), engine)(text=DISTINCT)["isError"]  # type: ignore[arg-type]
+    assert tool_function(_custom.define(fail).spec(), engine)(text=DISTINCT)["isError"]  # type: ignore[arg-type]
     records = lines(log_file)
     assert [(r["tool"], r["outcome"], r["app"]) for r in records if "tool" in r] == [
         ("shout", "ok", "unit-app"), ("fail", "INTERNAL", "unit-app"),

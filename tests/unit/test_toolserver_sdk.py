@@ -1,8 +1,9 @@
-"""What toolserver.py undoes of the SDK's MCPServer defaults, pinned against the installed SDK.
+"""The catalog behind the SDK's low-level Server (toolserver.py), pinned against the installed SDK.
 
-Each override reaches into MCPServer (its low-level server, its tool manager, FuncMetadata's
-``pre_parse_json``); an SDK release that moves those must fail here, not silently on the wire.
-The server is driven with the SDK's own in-memory client, on the fake toolkit's engine.
+What is declared is what is served (tools with listChanged; prompts and resources neither
+declared nor answered), strings arrive as sent, the gate's errors are structured, and building
+the server leaves the app's logging alone. Driven with the SDK's own in-memory client, in both
+eras, on the fake toolkit's engine.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from mcp.shared.exceptions import MCPError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Engine
 from wpfprobe.mcp import wirelog
+from wpfprobe.mcp.catalog import close_matches, unknown_tool
 from wpfprobe.mcp.custom import define
-from wpfprobe.mcp.toolserver import ToolServer, close_matches, unknown_tool
+from wpfprobe.mcp.toolserver import ToolServer
 
 
 def echo(value: str | None = None, items: list[int] | None = None) -> dict[str, object]:
@@ -41,10 +43,16 @@ def converse(body: Callable[[Any], Awaitable[Any]], *, mode: str = "legacy") -> 
         return asyncio.run(asyncio.wait_for(run(h.engine), 30))
 
 
-def test_the_capabilities_are_tools_with_list_changed_and_nothing_else() -> None:
-    declared = converse(lambda c: asyncio.sleep(0, c.server_capabilities))
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_the_capabilities_are_tools_with_list_changed_and_nothing_else(mode: str) -> None:
+    # "auto" discovers (server/discover, 2026-07-28); it would fall back to the handshake on a bad answer.
+    version, declared = converse(lambda c: asyncio.sleep(0, (c.protocol_version, c.server_capabilities)), mode=mode)
+    assert (version == "2026-07-28") == (mode == "auto")
     assert declared.tools is not None and declared.tools.list_changed is True
     assert (declared.prompts, declared.resources, declared.logging, declared.completions) == (None,) * 4
+    # The gate's tier is advertised where the era's result carries extensions (2026 discovery).
+    if mode == "auto":
+        assert declared.extensions == {"dev.wpfprobe/gate": {"tier": "read"}}
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
@@ -66,9 +74,10 @@ def test_prompt_and_resource_methods_are_not_found(mode: str) -> None:
     assert converse(body, mode=mode) == [-32601] * 5
 
 
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 @pytest.mark.parametrize("value", ["[1]", "{}", "null", "true", "3", '"x"'])
-def test_a_string_argument_arrives_as_the_string_sent(value: str) -> None:
-    result = converse(lambda c: c.call_tool("echo", {"value": value}))
+def test_a_string_argument_arrives_as_the_string_sent(value: str, mode: str) -> None:
+    result = converse(lambda c: c.call_tool("echo", {"value": value}), mode=mode)
     assert not result.is_error, result
     assert result.structured_content == {"result": {"value": value, "type": "str", "items": None}}
 
@@ -85,8 +94,8 @@ def test_an_unknown_tool_gets_the_structured_error() -> None:
 
 
 def test_building_a_server_leaves_the_root_logger_as_it_was() -> None:
-    """The SDK's MCPServer calls logging.basicConfig; in an app with no logging set up
-    that gave the root logger a stderr handler."""
+    """The SDK's MCPServer called logging.basicConfig; in an app with no logging set up
+    that gave the root logger a stderr handler. The low-level server must not either."""
     root = logging.getLogger()
     saved, level = list(root.handlers), root.level
     for handler in saved:

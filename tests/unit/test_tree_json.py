@@ -143,9 +143,9 @@ def test_the_tree_text_of_the_json_is_the_tree_text_of_the_models() -> None:
 def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
     # Before, the tool built the Tree's models, dumped them, and the SDK validated the dump against Tree once more.
     import asyncio
+    from types import SimpleNamespace
 
-    from wpfprobe.mcp.tools import all_tools
-    from wpfprobe.mcp.toolserver import ToolServer, tool_function
+    from wpfprobe.mcp.toolserver import ToolServer
 
     validated: list[Any] = []
     real = TypeAdapter.validate_python
@@ -162,12 +162,10 @@ def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(mon
         h.adapter.versioned = True
         h.adapter.walks = True
         tools = ToolServer(h.engine, tier="read")
-        spec = next(s for s in all_tools(tier="read") if s.name == "wpf_get_visual_tree")
-        # The SDK's own step after the tool returns: the result checked against the tool's output model.
-        registered = tools.server._tool_manager.get_tool("wpf_get_visual_tree")
-        assert registered is not None
         for fmt in ("text", "json"):
-            result = registered.fn_metadata.convert_result(tool_function(spec, h.engine)(maxDepth=10, format=fmt))
+            # Through the SDK's tools/call handler: the catalog's answer made into the SDK's result.
+            params = SimpleNamespace(name="wpf_get_visual_tree", arguments={"maxDepth": 10, "format": fmt})
+            result = asyncio.run(tools._call_tool(SimpleNamespace(params={}, session=None), params))
             assert not result.is_error
             assert result.structured_content == h.engine.tree_json(max_depth=10)
             text = result.content[0].text
@@ -175,7 +173,7 @@ def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(mon
                 result.structured_content if fmt == "json" else "(504 nodes, visual tree, 1 with read errors)"
             )
         assert validated == []
-        listed = asyncio.run(tools.server.list_tools())
+        listed = asyncio.run(tools._list_tools(None, None)).tools
         assert next(t for t in listed if t.name == "wpf_get_visual_tree").output_schema, "the schema is published"
 
 
@@ -209,30 +207,32 @@ def test_the_snapshot_is_built_with_the_collector_off(monkeypatch: pytest.Monkey
 def test_a_read_tools_call_keeps_the_collector_off_until_its_http_answer_is_written() -> None:
     import asyncio
     import gc
-    from types import SimpleNamespace
 
-    from wpfprobe.mcp.toolserver import _Sessions, collections_after_response
+    from wpfprobe.mcp.catalog import ToolCatalog, collections_after_response
 
-    sessions = _Sessions()
     states: dict[str, bool] = {}
 
-    def ctx(name: str) -> Any:
-        return SimpleNamespace(session=None, protocol_version="2026-07-28", method="tools/call", params={"name": name})
-
-    async def call_next(_ctx: Any) -> str:
+    def during(**kwargs: Any) -> dict[str, Any]:
         states["during"] = gc.isenabled()
-        return "answer"
+        return {"content": [], "structuredContent": {}, "isError": False}
 
-    async def mcp_app(scope: Any, receive: Any, send: Any) -> None:
-        assert await sessions(ctx(scope["tool"]), call_next) == "answer"
-        states["shaped"] = gc.isenabled()  # the SDK writes the answer here, after the middleware returned
+    with harness(_app(rows=5), ProbeSettings(ui_slice=TINY)) as h:
+        catalog = ToolCatalog(h.engine, tier="interact")
+        for name in ("wpf_get_visual_tree", "wpf_wait_for"):
+            catalog._tools[name].function = during
 
-    app = collections_after_response(mcp_app)
-    asyncio.run(app({"type": "http", "tool": "wpf_get_visual_tree"}, None, None))
-    assert states == {"during": False, "shaped": False} and gc.isenabled()
-    # Outside an HTTP request (stdio, a handshake-era session's own task): until the answer is shaped.
-    assert asyncio.run(sessions(ctx("wpf_get_visual_tree"), call_next)) == "answer"
-    assert not states["during"] and gc.isenabled()
-    # A tool that may wait (or an app's own) leaves the collector alone.
-    asyncio.run(app({"type": "http", "tool": "wpf_wait_for"}, None, None))
-    assert states == {"during": True, "shaped": True}
+        async def mcp_app(scope: Any, receive: Any, send: Any) -> None:
+            answer = await catalog.call_tool(scope["tool"], scope["arguments"], progress=None)
+            assert answer["isError"] is False
+            states["shaped"] = gc.isenabled()  # the SDK writes the answer here, after the call returned
+
+        app = collections_after_response(mcp_app)
+        tree = {"type": "http", "tool": "wpf_get_visual_tree", "arguments": {}}
+        asyncio.run(app(tree, None, None))
+        assert states == {"during": False, "shaped": False} and gc.isenabled()
+        # Outside an HTTP request (stdio, a handshake-era session's own task): until the answer is made.
+        assert asyncio.run(catalog.call_tool("wpf_get_visual_tree", {}, progress=None))["isError"] is False
+        assert not states["during"] and gc.isenabled()
+        # A tool that may wait (or an app's own) leaves the collector alone.
+        asyncio.run(app({"type": "http", "tool": "wpf_wait_for", "arguments": {"locator": "#x"}}, None, None))
+        assert states == {"during": True, "shaped": True}

@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import mcp_types as types
 from pydantic import ValidationError
@@ -117,14 +117,13 @@ class Broker:
 
     async def _standard_listing(self) -> list[types.Tool]:
         if self._standard_tools is None:
-            from wpfprobe.engine.engine import Engine  # noqa: PLC0415
-            from wpfprobe.mcp.toolserver import build_server  # noqa: PLC0415
+            from wpfprobe.mcp.catalog import ToolCatalog  # noqa: PLC0415
 
-            # The probe's own server builds the schemas, so they match what apps list; the
+            # The probe's own catalog builds the schemas, so they match what apps list; the
             # tool functions are never called here, so no engine is needed.
-            local = build_server(cast(Engine, None), tier="mutate")
             tools = []
-            for tool in await local.list_tools():
+            for listed in ToolCatalog(None, tier="mutate").list_tools():
+                tool = types.Tool.model_validate(listed)
                 if tool.name in self._standard:
                     tools.append(tool.model_copy(update={"input_schema": with_app_argument(tool.input_schema)}))
             self._standard_tools = tools
@@ -360,7 +359,7 @@ class Broker:
                 suggestion="Call wpf_list_apps to see the running apps and their tools, then tools/list again.",
                 detail={"tool": name, "apps": [rec.candidate().summary() for rec in self.registry.apps.values()]},
             )
-        from wpfprobe.mcp.toolserver import unknown_tool  # noqa: PLC0415
+        from wpfprobe.mcp.catalog import unknown_tool  # noqa: PLC0415
 
         raise unknown_tool(name, self._names(), listing="wpf_list_apps, then tools/list,")
 

@@ -57,9 +57,9 @@ def result(structured: BaseModel, text: str) -> types.CallToolResult:
 
 
 def error_result(err: ProbeError) -> types.CallToolResult:
-    from wpfprobe.mcp.toolserver import error_result as probe_error_result  # noqa: PLC0415
+    from wpfprobe.mcp.catalog import error_result as probe_error_result  # noqa: PLC0415
 
-    return probe_error_result(err)
+    return types.CallToolResult.model_validate(probe_error_result(err))
 
 
 # -- wire models -------------------------------------------------------------------------------

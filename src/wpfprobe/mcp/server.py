@@ -532,8 +532,8 @@ def _server_failed(handle: ProbeHandle) -> None:
 def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any:
     from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
 
+    from wpfprobe.mcp.catalog import collections_after_response  # noqa: PLC0415
     from wpfprobe.mcp.spliced import written_in_pieces  # noqa: PLC0415
-    from wpfprobe.mcp.toolserver import collections_after_response  # noqa: PLC0415
 
     hosts = [f"{LOOPBACK}:{port}", f"localhost:{port}"]
     origins = [f"http://{h}" for h in hosts]
@@ -546,7 +546,7 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
         max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
     settings = handle._startup.settings()
-    # Python's collector stays off while a read's answer is copied and written (toolserver).
+    # Python's collector stays off while a read's answer is copied and written (catalog).
     mcp_app = collections_after_response(mcp_app)
     # A big answer's JSON goes into the body in pieces, never encoded whole by the SDK (spliced.py).
     mcp_app = written_in_pieces(mcp_app)
@@ -560,9 +560,9 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
 
 
 def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
-    """A server for a probe already attached, serving ``server`` (an MCPServer made by the caller:
-    the benchmarks add tools of their own); returns once it accepts. Not ``start()``: no manifest,
-    and it is not the process's active probe."""
+    """A server for a probe already attached, serving ``server`` (the SDK's low-level Server made by
+    the caller with ``toolserver.build_server``: the benchmarks add tools of their own); returns once
+    it accepts. Not ``start()``: no manifest, and it is not the process's active probe."""
     startup = Startup.attached(probe)
     sock = _listening_socket(port)
     bound = sock.getsockname()[1]

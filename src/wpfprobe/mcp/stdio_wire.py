@@ -18,8 +18,8 @@ request counts from the line that carries it until the line that answers it is
 written, or until the client cancels it (``notifications/cancelled``, which
 stdio answers with nothing). The client's own writes then wait, as a pipe's do.
 
-Serving is otherwise the SDK's own (``stdio_server``, as ``MCPServer.run_stdio_async``
-uses it): its claims of fd 0 (pointed at the null device while serving, so the
+Serving is otherwise the SDK's own (``stdio_server`` and the low-level ``Server.run``, as MCPServer
+used them): its claims of fd 0 (pointed at the null device while serving, so the
 app's children read EOF and not the wire) and of fd 1 (pointed at stderr, so
 the app's prints miss the wire), made here the way it makes them, and its read
 and write loops. The broker's stdio (``wpfprobe mcp``) uses the same streams.
@@ -157,7 +157,6 @@ async def streams() -> AsyncIterator[tuple[Any, Any]]:
 
 
 async def serve(server: Any) -> None:
-    """Serve ``server`` (the SDK's MCPServer) over stdin and stdout, as ``run_stdio_async`` does."""
+    """Serve ``server`` (the SDK's low-level Server) over stdin and stdout, as ``stdio_server`` does."""
     async with streams() as (read_stream, write_stream):
-        lowlevel = server._lowlevel_server
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -152,7 +152,7 @@ class InProcessConnection:
         started = time.perf_counter()
         spec = self._specs.get(tool)
         if spec is None:
-            from wpfprobe.mcp.toolserver import _tier_refusal  # noqa: PLC0415 - the server's own refusal text
+            from wpfprobe.mcp.catalog import tier_refusal as _tier_refusal  # noqa: PLC0415 - the server's own refusal text
 
             refusal = _tier_refusal(tool, self.tier) or InvalidArgumentError(f"Unknown tool {tool!r}.")
             return CallOutcome.from_error(refusal)
