@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from wpfprobe.api.probe import Probe
     from wpfprobe.core.settings import ProbeSettings
     from wpfprobe.mcp.custom import CustomTool
+    from wpfprobe.mcp.protocol import Catalog, Kernel
     from wpfprobe.mcp.toolserver import ToolServer
 
 log = logging.getLogger("wpfprobe.server")
@@ -101,6 +102,8 @@ class ProbeHandle:
         self._manifest_path: Path | None = None
         self._published = threading.Event()  # the manifest written, or never to be
         self._tools: ToolServer | None = None
+        #: HTTP: the SDK-free kernel serving the 2026-07-28 era (its listen streams end at stop).
+        self._kernel: Kernel | None = None
         self._tools_made = threading.Event()
         #: HTTP: makes the server, on the start-up's thread (``Startup.begin``'s ``serve``).
         self._serve: Callable[[], None] | None = None
@@ -170,6 +173,8 @@ class ProbeHandle:
             attached = self._startup.ready_probe(0.0)
             if attached is not None:
                 attached.engine.stopping()  # a stop on the UI thread: the server's calls waiting there fail now
+            if self._kernel is not None:
+                self._kernel.close()  # open listen streams end with their result, not at the cut-off
             self._runner.stop(timeout)
             # A start still under way ends after its current step (each is bounded by ui_timeout).
             self._startup.stop(timeout)
@@ -484,7 +489,8 @@ def _start_http_soon(startup: Startup, *, tier: Tier, port: int, token: str) -> 
         # On the start-up's thread: the SDK, the tools' schemas, the ASGI app behind the guard,
         # uvicorn; the server's thread gets the app, or what went wrong, and runs it.
         try:
-            app = _http_app(handle, handle._make_tools().server, port=bound, token=token)
+            tools = handle._make_tools()
+            app = _http_app(handle, tools.server, port=bound, token=token, catalog=tools.catalog)
             import uvicorn  # noqa: F401, PLC0415
         except Exception as exc:  # noqa: BLE001 - raised on the server's thread, which reports it
             made.give(None, exc)
@@ -529,7 +535,9 @@ def _server_failed(handle: ProbeHandle) -> None:
     threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
 
 
-def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any:
+def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalog: Catalog | None = None) -> Any:
+    """The guarded ASGI app: the SDK's streamable HTTP app for ``server``; with a ``catalog``, the
+    requests routed to the 2026-07-28 era are the SDK-free kernel's instead (httpserve.py)."""
     from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
 
     from wpfprobe.mcp.catalog import collections_after_response  # noqa: PLC0415
@@ -545,6 +553,15 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
         session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
         max_sessions=httpwire.SDK_MAX_SESSIONS,
     )
+    if catalog is not None:
+        from wpfprobe.core.version import __version__  # noqa: PLC0415
+        from wpfprobe.mcp.catalog import INSTRUCTIONS  # noqa: PLC0415
+        from wpfprobe.mcp.httpserve import EraRouter, ModernEndpoint  # noqa: PLC0415
+        from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
+
+        kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
+        handle._kernel = kernel
+        mcp_app = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), mcp_app)
     settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (catalog).
     mcp_app = collections_after_response(mcp_app)
