@@ -41,8 +41,9 @@ from wpfprobe.mcp.wirelog import SERVER_THREAD_PREFIX
 if TYPE_CHECKING:
     from wpfprobe.api.probe import Probe
     from wpfprobe.core.settings import ProbeSettings
+    from wpfprobe.mcp.catalog import ToolCatalog
     from wpfprobe.mcp.custom import CustomTool
-    from wpfprobe.mcp.protocol import Catalog, Kernel
+    from wpfprobe.mcp.protocol import Kernel
     from wpfprobe.mcp.toolserver import ToolServer
 
 log = logging.getLogger("wpfprobe.server")
@@ -101,7 +102,7 @@ class ProbeHandle:
         self._stopped = threading.Event()
         self._manifest_path: Path | None = None
         self._published = threading.Event()  # the manifest written, or never to be
-        self._tools: ToolServer | None = None
+        self._tools: ToolCatalog | None = None
         #: HTTP: the SDK-free kernel serving the 2026-07-28 era (its listen streams end at stop).
         self._kernel: Kernel | None = None
         self._tools_made = threading.Event()
@@ -238,18 +239,25 @@ class ProbeHandle:
         self._tools.add(custom.spec(), custom=True, source=custom)
         self._tools.tools_changed()
 
-    def _make_tools(self) -> ToolServer:
-        """On the server's thread: the SDK server with every tool, the ones registered so far too."""
+    def _make_catalog(self) -> ToolCatalog:
+        """On the server's (or the start-up's) thread: every tool, the ones registered so far too.
+        No SDK: HTTP serves the 2026 era without it (httpserve.py)."""
+        from wpfprobe.mcp.catalog import ToolCatalog  # noqa: PLC0415
         from wpfprobe.mcp.custom import registered  # noqa: PLC0415
-        from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK loads only for a server
 
         startup = self._startup
-        tools = ToolServer(startup.engine, tier=self.tier, settings=startup.settings(), app_id=self.app_id)
+        tools = ToolCatalog(startup.engine, tier=self.tier, settings=startup.settings(), app_id=self.app_id)
         for custom in registered():
             tools.add(custom.spec(), custom=True, source=custom)
         self._tools = tools
         self._tools_made.set()
         return tools
+
+    def _make_tools(self) -> ToolServer:
+        """On the server's thread: the SDK server over the catalog (stdio)."""
+        from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK loads only for a server
+
+        return ToolServer(None, tier=self.tier, catalog=self._make_catalog())
 
     def __enter__(self) -> ProbeHandle:
         return self
@@ -489,8 +497,7 @@ def _start_http_soon(startup: Startup, *, tier: Tier, port: int, token: str) -> 
         # On the start-up's thread: the SDK, the tools' schemas, the ASGI app behind the guard,
         # uvicorn; the server's thread gets the app, or what went wrong, and runs it.
         try:
-            tools = handle._make_tools()
-            app = _http_app(handle, tools.server, port=bound, token=token, catalog=tools.catalog)
+            app = _http_app(handle, None, port=bound, token=token, catalog=handle._make_catalog())
             import uvicorn  # noqa: F401, PLC0415
         except Exception as exc:  # noqa: BLE001 - raised on the server's thread, which reports it
             made.give(None, exc)
@@ -535,33 +542,49 @@ def _server_failed(handle: ProbeHandle) -> None:
     threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
 
 
-def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalog: Catalog | None = None) -> Any:
-    """The guarded ASGI app: the SDK's streamable HTTP app for ``server``; with a ``catalog``, the
-    requests routed to the 2026-07-28 era are the SDK-free kernel's instead (httpserve.py)."""
-    from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
-
+def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalog: ToolCatalog | None = None) -> Any:
+    """The guarded ASGI app: the SDK's streamable HTTP app for ``server`` (an SDK server); or, with a
+    ``catalog``, the SDK-free kernel's for the requests routed to the 2026-07-28 era (httpserve.py)
+    and for the others (the handshake era) the SDK's, made on the first of them: an app whose
+    clients all speak 2026 never imports the SDK."""
     from wpfprobe.mcp.catalog import collections_after_response  # noqa: PLC0415
     from wpfprobe.mcp.spliced import written_in_pieces  # noqa: PLC0415
 
+    # The SDK's and uvicorn's log records, made on the server's threads, are the probe's business.
+    wirelog.install()
     hosts = [f"{LOOPBACK}:{port}", f"localhost:{port}"]
     origins = [f"http://{h}" for h in hosts]
-    mcp_app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-        ),
-        session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
-        max_sessions=httpwire.SDK_MAX_SESSIONS,
-    )
-    if catalog is not None:
+
+    def sdk_app(server: Any) -> Any:
+        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
+
+        return server.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            transport_security=TransportSecuritySettings(
+                enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+            ),
+            session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
+            max_sessions=httpwire.SDK_MAX_SESSIONS,
+        )
+
+    if catalog is None:
+        mcp_app = sdk_app(server)
+    else:
         from wpfprobe.core.version import __version__  # noqa: PLC0415
         from wpfprobe.mcp.catalog import INSTRUCTIONS  # noqa: PLC0415
-        from wpfprobe.mcp.httpserve import EraRouter, ModernEndpoint  # noqa: PLC0415
+        from wpfprobe.mcp.httpserve import EraRouter, LazyApp, ModernEndpoint  # noqa: PLC0415
         from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
+
+        def handshake_app() -> tuple[Any, Any]:
+            # On a worker thread of the server's loop, at the first handshake-era request.
+            from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK's import
+
+            sdk_server = ToolServer(None, tier=handle.tier, catalog=catalog).server
+            return sdk_app(sdk_server), sdk_server.session_manager.run
 
         kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
         handle._kernel = kernel
-        mcp_app = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), mcp_app)
+        mcp_app = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), LazyApp(handshake_app))
     settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (catalog).
     mcp_app = collections_after_response(mcp_app)
