@@ -10,6 +10,7 @@ requests) leave the app without it, and the first handshake client brings it in 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,7 +51,10 @@ def test_2026_clients_leave_the_app_without_the_sdk_and_a_handshake_client_bring
     from wpfprobe.mcp.client import ProbeClient
 
     monkeypatch.setenv("WPFPROBE_HOME", str(fresh.stderr_path.parent))
-    found = [m for m in manifests.read_all() if m.url == fresh.url]
+    # The manifest is written once the start-up is over (the walk compiled), after the first answers.
+    deadline = time.monotonic() + 120
+    while not (found := [m for m in manifests.read_all() if m.url == fresh.url]) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert len(found) == 1, found
 
     async def probe_client() -> str:
