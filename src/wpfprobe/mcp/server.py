@@ -599,10 +599,13 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalo
     return guard
 
 
-def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
+def _start_http(
+    probe: Probe, server: Any, *, tier: Tier, port: int, token: str, catalog: ToolCatalog | None = None
+) -> ProbeHandle:
     """A server for a probe already attached, serving ``server`` (the SDK's low-level Server made by
-    the caller with ``toolserver.build_server``: the benchmarks add tools of their own); returns once
-    it accepts. Not ``start()``: no manifest, and it is not the process's active probe."""
+    the caller with ``toolserver.build_server``: the benchmarks add tools of their own), or
+    ``catalog`` as ``start()`` serves its own (``server`` None); returns once it accepts. Not
+    ``start()``: no manifest, and it is not the process's active probe."""
     startup = Startup.attached(probe)
     sock = _listening_socket(port)
     bound = sock.getsockname()[1]
@@ -610,7 +613,7 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
 
     def build() -> Any:
         handle._tools_made.set()
-        return _http_app(handle, server, port=bound, token=token)
+        return _http_app(handle, server, port=bound, token=token, catalog=catalog)
 
     runner = _Runner(build, sock)
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
