@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -165,9 +166,9 @@ class Pipe:
 class RawClient:
     """The app launched over pipes, spoken to in raw JSON-RPC lines, as a client would."""
 
-    def __init__(self, display: str | None) -> None:
+    def __init__(self, display: str | None, *, allow: str = "read", late: bool = False) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, str(SCRIPT)],
+            [sys.executable, str(SCRIPT), allow, *(["late"] if late else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -351,3 +352,80 @@ def test_stdout_carries_only_frames_after_start_and_the_app_exits_when_stdin_clo
     assert not any(AFTER in line for line in out.seen), "the print after start reached the wire"
     assert AFTER in stderr
     assert "server ended=True" in stderr
+
+
+def frames_until(client: RawClient, done: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
+    """The frames the app writes, until ``done`` says they are enough."""
+    frames: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 60
+    while not done(frames):
+        line = client.out.next(timeout=max(0.1, deadline - time.monotonic()))
+        assert line is not None, f"stdout closed early; stderr: {''.join(client.err.seen)[-2000:]}"
+        if line.rstrip("\n") == BEFORE and len(client.out.seen) == 1:
+            continue
+        frames.append(json.loads(line))
+    return frames
+
+
+def test_a_long_call_reports_progress_and_a_cancelled_one_is_never_answered(display: str | None) -> None:
+    """Over stdio as over HTTP: a call with a progress token hears of its progress about every
+    second; once the client cancels it, it is never answered, and the app answers the next call."""
+    client = RawClient(display, allow="interact")
+    try:
+        client.initialize()
+        wait = {"name": "wpf_wait_for", "arguments": {"locator": "#neverThere", "timeoutMs": 60000}}
+        client.send(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {**wait, "_meta": {"progressToken": "w"}}}
+        )
+        frames = frames_until(client, lambda seen: len(seen) >= 2)
+        assert [f["method"] for f in frames] == ["notifications/progress"] * 2, frames
+        assert [f["params"]["progressToken"] for f in frames] == ["w", "w"]
+        assert frames[0]["params"]["progress"] < frames[1]["params"]["progress"]
+        assert "#neverThere" in frames[0]["params"]["message"]
+        client.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}})
+        client.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "wpf_get_windows"}})
+        later = frames_until(client, lambda seen: bool(seen) and seen[-1].get("id") == 3)
+        assert [f for f in later if f.get("id") == 2] == [], "the cancelled call was answered"
+        assert later[-1]["result"]["structuredContent"]["windows"][0]["name"] == "mainWindow"
+    finally:
+        client.kill()
+
+
+def test_serving_over_stdio_imports_no_mcp_sdk(display: str | None) -> None:
+    """The in-app stdio endpoint serves on wpfprobe's own MCP kernel: after a tool call and the end,
+    neither ``mcp`` nor ``mcp_types`` was ever imported in the app (+33 MiB and ~0.5 s a start)."""
+    client = RawClient(display)
+    try:
+        assert client.proc.stdin is not None
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "wpf_get_windows"}})
+        assert client.response(2)["result"]["isError"] is False
+        client.proc.stdin.close()
+        assert client.proc.wait(timeout=30) == 0
+        stderr = "".join(client.err.seen + client.err.rest(5))
+    finally:
+        client.kill()
+    assert "stdio_app: sdk modules=[]" in stderr, stderr[-3000:]
+
+
+def test_a_tool_the_app_adds_while_serving_is_announced_listed_and_called(display: str | None) -> None:
+    """A tool added to the running probe (``handle.tool``) reaches a stdio client: the
+    list_changed notification, then tools/list has it, then it answers."""
+    client = RawClient(display, late=True)
+    try:
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "stdio_add_tool"}})
+        frames = frames_until(
+            client,
+            lambda seen: {"notifications/tools/list_changed", 2} <= {f.get("method", f.get("id")) for f in seen},
+        )
+        added = next(f for f in frames if f.get("id") == 2)
+        assert added["result"]["isError"] is False, added
+        client.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        assert "stdio_late_echo" in {t["name"] for t in client.response(3)["result"]["tools"]}
+        call = {"name": "stdio_late_echo", "arguments": {"text": "from the client"}}
+        client.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": call})
+        echoed = client.response(4)["result"]
+        assert echoed["isError"] is False and echoed["structuredContent"] == {"result": "from the client"}, echoed
+    finally:
+        client.kill()

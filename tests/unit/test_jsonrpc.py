@@ -96,3 +96,12 @@ def test_encoding_frames_as_the_wires_do() -> None:
         "id": None,
         "error": {"code": -32700, "message": "Parse error"},
     }
+
+
+@pytest.mark.parametrize("value", [2**70, -(2**64), "\ud800"])
+def test_what_a_client_can_send_and_orjson_refuses_is_still_encoded(value: object) -> None:
+    """The decoder reads an id past 64 bits and a lone surrogate (the SDK's parser does too); an
+    answer that echoes them back must be writable, or the request goes unanswered."""
+    message = jsonrpc.response(value, {"echo": value})  # type: ignore[arg-type]
+    assert json.loads(jsonrpc.encode(message)) == message
+    assert jsonrpc.decode(jsonrpc.encode(message)) == jsonrpc.Decoded("response", message)

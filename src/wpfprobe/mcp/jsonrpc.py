@@ -173,9 +173,14 @@ def notification(method: str, params: Message | None = None) -> Message:
 
 def encode(message: Message) -> bytes:
     """A message as compact UTF-8 JSON (no newline: stdio adds it, SSE frames it)."""
-    return orjson.dumps(message)
+    try:
+        return orjson.dumps(message)
+    except orjson.JSONEncodeError:
+        # What orjson refuses and a client can send (the standard parser reads it): an integer
+        # past 64 bits (an id, an argument echoed back), a lone surrogate in a string.
+        return json.dumps(message, separators=(",", ":")).encode("ascii")
 
 
 def sse_event(message: Message) -> bytes:
     """A message as one SSE ``message`` event, framed as the SDK frames it (``\\r\\n``)."""
-    return b"event: message\r\ndata: " + orjson.dumps(message) + b"\r\n\r\n"
+    return b"event: message\r\ndata: " + encode(message) + b"\r\n\r\n"

@@ -1,12 +1,12 @@
 """The MCP kernel without the SDK: what the endpoint answers each message, on any wire, in both eras.
 
-Not yet served: stdio and HTTP still run on the SDK. This module is the
-message-level half of the SDK-free endpoint (docs: the ``sdk-free-endpoint``
+The app's stdio is served on it (``stdioserve.py``); HTTP still runs on the SDK.
+This module is the message-level half of the SDK-free endpoint (docs: the ``sdk-free-endpoint``
 note, its section 2); a wire decodes a line or body with :mod:`.jsonrpc`, hands
 the message to a :class:`Session`, and writes what the session gives its
 :class:`Output`. Every rule here is the SDK's (``mcp`` 2.3 ``server/runner.py``,
 ``shared/jsonrpc_dispatcher.py``, ``shared/inbound.py``), pinned against it by
-tests/unit/test_protocol.py:
+tests/unit/test_protocol_*.py (drivers in kernel_twin.py):
 
 * **Era.** HTTP routes by header and says so (``Session(era=...)``); stdio leaves
   it to the first request (``era=None``): one whose ``params._meta`` carries the

@@ -11,6 +11,9 @@ listening, the token made. Importing the MCP SDK, building the tools'
 schemas, connecting to the CLR, compiling the .NET walk and writing the
 discovery manifest happen after, on threads of their own (``mcp/starting.py``), so the
 app's first window is not delayed and its UI thread is never held for long.
+
+stdio serves one connection on wpfprobe's own MCP kernel (``protocol.py``,
+``stdioserve.py``) and imports no MCP SDK; HTTP is served by the SDK's server.
 """
 
 from __future__ import annotations
@@ -44,7 +47,6 @@ if TYPE_CHECKING:
     from wpfprobe.mcp.catalog import ToolCatalog
     from wpfprobe.mcp.custom import CustomTool
     from wpfprobe.mcp.protocol import Kernel
-    from wpfprobe.mcp.toolserver import ToolServer
 
 log = logging.getLogger("wpfprobe.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -223,7 +225,8 @@ class ProbeHandle:
 
     def add_custom_tool(self, custom: CustomTool) -> None:
         # The tools are made on the start-up's thread after start() returned (stdio: the server's):
-        # a tool added in the meantime waits for them (the SDK's import, a fraction of a second).
+        # a tool added in the meantime waits for them (the tools' schemas, and over HTTP the SDK's
+        # import: a fraction of a second).
         self._tools_made.wait(TOOLS_WAIT)
         if self._tools is None or not self.running:
             raise InvalidArgumentError(
@@ -253,11 +256,14 @@ class ProbeHandle:
         self._tools_made.set()
         return tools
 
-    def _make_tools(self) -> ToolServer:
-        """On the server's thread: the SDK server over the catalog (stdio)."""
-        from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK loads only for a server
+    def _make_kernel(self) -> Kernel:
+        """On the stdio server's thread: wpfprobe's own MCP kernel over every tool, the ones
+        registered so far too; no MCP SDK is imported (issue 22)."""
+        from wpfprobe.core.version import __version__  # noqa: PLC0415
+        from wpfprobe.mcp.catalog import INSTRUCTIONS  # noqa: PLC0415
+        from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
 
-        return ToolServer(None, tier=self.tier, catalog=self._make_catalog())
+        return Kernel(self._make_catalog(), version=__version__, instructions=INSTRUCTIONS)
 
     def __enter__(self) -> ProbeHandle:
         return self
@@ -830,9 +836,11 @@ class _Runner:
 
 
 class _StdioRunner:
-    """The stdio server on its own thread: ``build`` makes it there first (the SDK's import)."""
+    """The stdio server on its own thread: ``build`` makes its kernel there first (the tools'
+    schemas), then one connection is served on stdin and stdout (``stdioserve``) until the client
+    closes stdin or the probe stops."""
 
-    def __init__(self, build: Callable[[], Any]) -> None:
+    def __init__(self, build: Callable[[], Kernel]) -> None:
         self._build = build
         self._thread = threading.Thread(target=self._run, name="wpfprobe-mcp-stdio", daemon=True)
         self.done = threading.Event()
@@ -844,6 +852,8 @@ class _StdioRunner:
     def _run(self) -> None:
         import asyncio  # noqa: PLC0415 - on this thread: start() does not wait for its import
 
+        from wpfprobe.mcp import stdioserve  # noqa: PLC0415
+
         async def main() -> None:
             with self._lock:
                 if self._stopping:
@@ -851,12 +861,13 @@ class _StdioRunner:
                 self._loop = asyncio.get_running_loop()
                 self._task = asyncio.current_task()
             self._loop.set_exception_handler(wirelog.loop_exception)
-            await stdio_wire.serve(server)
+            try:
+                await stdioserve.serve(kernel)
+            finally:
+                kernel.close()
 
         try:
-            server = self._build()
-            from wpfprobe.mcp import stdio_wire  # noqa: PLC0415 - the SDK's, imported by build
-
+            kernel = self._build()
             asyncio.run(main())
         except (asyncio.CancelledError, Exception):
             log.debug("stdio server ended", exc_info=True)
@@ -877,7 +888,7 @@ class _StdioRunner:
             self._thread.join(timeout)
 
 
-#: How long start() waits for the stdio server to take stdout over (the SDK's import comes first).
+#: How long start() waits for the stdio server to take stdout over (the tools' schemas come first).
 STDIO_TAKEOVER_SECONDS = 60.0
 
 
@@ -887,7 +898,7 @@ def _start_stdio(startup: Startup, *, tier: Tier) -> ProbeHandle:
         sys.stdout.flush()
     separate = not _same_file(1, 2)
     handle: ProbeHandle
-    runner = _StdioRunner(lambda: handle._make_tools().server)
+    runner = _StdioRunner(lambda: handle._make_kernel())
     handle = ProbeHandle(startup=startup, transport="stdio", tier=tier, url=None, token=None, runner=runner)
     handle._stdio_separate = separate
     runner.start()
@@ -895,10 +906,10 @@ def _start_stdio(startup: Startup, *, tier: Tier) -> ProbeHandle:
 
 
 def _await_stdio_takeover(handle: ProbeHandle) -> None:
-    """The SDK points fd 1 at stderr once its server thread runs; until then an app's print
-    would land on the wire, so stdio's start() returns only after the switch (the SDK is
-    imported first: stdio's start() takes that long, HTTP's does not wait for it). After the
-    start-up has begun: the server's tools wait for its settings."""
+    """The stdio server points fd 1 at stderr once its thread runs (``stdioserve``); until then an
+    app's print would land on the wire, so stdio's start() returns only after the switch (the
+    tools are made first: stdio's start() takes that long, HTTP's does not wait for it). After
+    the start-up has begun: the server's tools wait for its settings."""
     runner = handle._runner
     deadline = time.monotonic() + STDIO_TAKEOVER_SECONDS
     while handle._stdio_separate and not _same_file(1, 2) and not runner.done.is_set():

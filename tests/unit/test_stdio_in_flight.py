@@ -1,12 +1,13 @@
-"""``wpfprobe.mcp.stdio_wire``'s count of the requests a stdio client has in flight (the wire itself:
-tests/integration/test_mcp_stdio.py)."""
+"""The count of the requests a stdio client has in flight (``wpfprobe.mcp.stdioserve.InFlight``, which the
+broker's SDK stdio uses too); the wire that waits on it: tests/unit/test_stdioserve.py and
+tests/integration/test_mcp_stdio.py."""
 
 from __future__ import annotations
 
 import json
 import threading
 
-from wpfprobe.mcp import stdio_wire
+from wpfprobe.mcp import stdioserve
 
 
 def _request(request_id: object) -> str:
@@ -18,7 +19,7 @@ def _answer(request_id: object) -> str:
 
 
 def test_a_request_is_counted_until_its_answer_or_its_cancellation() -> None:
-    counted = stdio_wire._InFlight()
+    counted = stdioserve.InFlight()
     for request_id in (1, "1", 'a"b', 2):
         counted.read(_request(request_id))
     counted.read(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
@@ -33,8 +34,8 @@ def test_a_request_is_counted_until_its_answer_or_its_cancellation() -> None:
 
 
 def test_a_request_beyond_the_bound_waits_for_an_answer_and_a_cancellation_does_not_wait() -> None:
-    counted = stdio_wire._InFlight()
-    for request_id in range(stdio_wire.MAX_IN_FLIGHT):
+    counted = stdioserve.InFlight()
+    for request_id in range(stdioserve.MAX_IN_FLIGHT):
         counted.read(_request(request_id))
     reader = threading.Thread(target=counted.read, args=(_request("next"),), daemon=True)
     reader.start()
@@ -47,13 +48,13 @@ def test_a_request_beyond_the_bound_waits_for_an_answer_and_a_cancellation_does_
     assert not waits_not.is_alive(), "a cancellation waited for room"
     reader.join(10)
     assert not reader.is_alive(), "the cancellation made room"
-    assert '"next"' in counted._ids and len(counted._ids) == stdio_wire.MAX_IN_FLIGHT
+    assert '"next"' in counted._ids and len(counted._ids) == stdioserve.MAX_IN_FLIGHT
 
 
 def test_what_the_sdk_drops_unanswered_is_not_counted() -> None:
     """The SDK drops a line that is no request it can read, and answers nothing: counted, each
     would hold its place for good, and 64 of them would stop the server reading."""
-    counted = stdio_wire._InFlight()
+    counted = stdioserve.InFlight()
     for dropped in (
         {"id": 1, "method": "ping"},  # no jsonrpc
         {"jsonrpc": "1.0", "id": 2, "method": "ping"},
