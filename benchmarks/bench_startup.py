@@ -33,8 +33,9 @@ of process, ``--runs`` of each but the last:
   start-up adds, done by hand one after another in the order the probe does
   them: the import, ``locate`` (what start() does on the caller's thread),
   the settings and DTOs, the engine, the CLR connection (the toolkit's
-  modules and the hooks), the walk's compile, the MCP SDK and uvicorn, the
-  tools' schemas, the server serving, the first 20 calls; time and RSS
+  modules and the hooks), the walk's compile, uvicorn and the kernel (the
+  MCP SDK is made only for a handshake-era client, which this one is not),
+  the tools' schemas, the server serving, the first 20 calls; time and RSS
   each, and the objects Python's collector tracks after each with the
   time of one full collection over them (the app's and the probe's: one
   such collection runs whenever enough objects have survived, in whichever
@@ -384,16 +385,18 @@ def parts_main(app: Any, net: NetHeartbeat, py: PyHeartbeat) -> int:
         thread.join()
 
     part("the walk's compile (a thread)", compile_walk)
-    part("the MCP SDK and uvicorn", lambda: __import__("wpfprobe.mcp.toolserver") and __import__("uvicorn"))
+    # As start() serves: the catalog and the kernel (the 2026 era); the MCP SDK is made only for a
+    # handshake-era client, which this benchmark's is not.
+    part("uvicorn and the kernel", lambda: __import__("uvicorn") and __import__("wpfprobe.mcp.httpserve"))
     from wpfprobe.mcp import server as _server
-    from wpfprobe.mcp.toolserver import ToolServer
+    from wpfprobe.mcp.catalog import ToolCatalog
 
-    part("the tools' schemas", lambda: ToolServer(probe.engine, tier="read"))
+    part("the tools' schemas", lambda: ToolCatalog(probe.engine, tier="read"))
     import secrets
 
     token = secrets.token_urlsafe(32)
-    part("the server serving", lambda: _server._start_http(probe, keep["the tools' schemas"].server, tier="read",
-                                                            port=0, token=token))  # fmt: skip
+    part("the server serving", lambda: _server._start_http(probe, None, tier="read", port=0, token=token,
+                                                            catalog=keep["the tools' schemas"]))  # fmt: skip
     handle = keep["the server serving"]
     say(event="parts", rows=rows[:], url=handle.url, token=token)
     sys.stdin.readline()  # the client made its calls

@@ -278,7 +278,7 @@ def mark(step):
     handle = server.active_handle()
     over = handle is not None and handle._startup.done
     steps.append([step, threading.current_thread().name, over])
-real_connect, real_make, real_prepare = wpfprobe_clr.connect, server.ProbeHandle._make_tools, toolkits.prepare_walk
+real_connect, real_make, real_prepare = wpfprobe_clr.connect, server.ProbeHandle._make_catalog, toolkits.prepare_walk
 def connect(*args, **kwargs):
     mark("attach")
     return real_connect(*args, **kwargs)
@@ -289,7 +289,7 @@ def prepare(kind):
     mark("compile")
     steps[-1].append(sys.getswitchinterval())
     real_prepare(kind)
-wpfprobe_clr.connect, server.ProbeHandle._make_tools, toolkits.prepare_walk = connect, make_tools, prepare
+wpfprobe_clr.connect, server.ProbeHandle._make_catalog, toolkits.prepare_walk = connect, make_tools, prepare
 handle = wpfprobe.start(app.app, name="start-turns")
 handle.wait_ready(120)
 _compiling.wait(120)
@@ -322,7 +322,7 @@ import wpfprobe
 from wpfprobe.mcp import server
 def broken(self):
     raise ImportError("a broken install of the MCP SDK")
-server.ProbeHandle._make_tools = broken
+server.ProbeHandle._make_catalog = broken
 handle = wpfprobe.start(app.app, name="broken-server")
 print("STOPPED " + str(handle.wait(120)), flush=True)
 handle._stopped.wait(120)  # the stop the failure began, on a thread of its own, finished

@@ -140,6 +140,12 @@ class WireApp:
         self.proc.stdin.write(text + "\n")
         self.proc.stdin.flush()
 
+    def ask(self, text: str) -> Any:
+        """A stdin command's JSON answer line."""
+        self.command(text)
+        assert self.proc.stdout is not None
+        return json.loads(self.proc.stdout.readline())
+
     def close(self) -> None:
         try:
             self.command("close")

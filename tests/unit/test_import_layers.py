@@ -23,9 +23,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("wpfprobe_clr",),
     ("wpfprobe.engine",),
     ("wpfprobe.api",),
-    # The SDK-free MCP kernel and its stdio server: below the rest of wpfprobe.mcp, so they stay
-    # free of the tools and of the SDK-bound server modules they replace.
-    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.stdioserve"),
+    # The SDK-free MCP kernel, its stdio server and its 2026-era HTTP endpoint: below the rest of
+    # wpfprobe.mcp, so they stay free of the tools and of the SDK-bound server modules they replace.
+    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.stdioserve", "wpfprobe.mcp.httpserve"),
     ("wpfprobe.mcp",),
     ("wpfprobe.apps",),
     ("wpfprobe.broker",),
@@ -188,7 +188,13 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
 
 #: Modules that the app's MCP endpoint will serve without the MCP SDK: neither they nor any
 #: module of ours they import (at any depth, lazily too) may import one of FORBIDDEN_LIBRARIES.
-SDK_FREE = ("wpfprobe.mcp.catalog", "wpfprobe.mcp.protocol", "wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.stdioserve")
+SDK_FREE = (
+    "wpfprobe.mcp.catalog",
+    "wpfprobe.mcp.protocol",
+    "wpfprobe.mcp.jsonrpc",
+    "wpfprobe.mcp.stdioserve",
+    "wpfprobe.mcp.httpserve",
+)
 FORBIDDEN_LIBRARIES = ("mcp", "mcp_types", "starlette", "sse_starlette", "anyio")
 
 

@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from wpfprobe.mcp.catalog import ToolCatalog
     from wpfprobe.mcp.custom import CustomTool
     from wpfprobe.mcp.protocol import Kernel
-    from wpfprobe.mcp.toolserver import ToolServer
 
 log = logging.getLogger("wpfprobe.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -105,8 +104,9 @@ class ProbeHandle:
         self._stopped = threading.Event()
         self._manifest_path: Path | None = None
         self._published = threading.Event()  # the manifest written, or never to be
-        #: What serves the tools: the SDK's server over HTTP, the catalog itself over stdio.
-        self._tools: ToolServer | ToolCatalog | None = None
+        self._tools: ToolCatalog | None = None
+        #: HTTP: the SDK-free kernel serving the 2026-07-28 era (its listen streams end at stop).
+        self._kernel: Kernel | None = None
         self._tools_made = threading.Event()
         #: HTTP: makes the server, on the start-up's thread (``Startup.begin``'s ``serve``).
         self._serve: Callable[[], None] | None = None
@@ -176,6 +176,8 @@ class ProbeHandle:
             attached = self._startup.ready_probe(0.0)
             if attached is not None:
                 attached.engine.stopping()  # a stop on the UI thread: the server's calls waiting there fail now
+            if self._kernel is not None:
+                self._kernel.close()  # open listen streams end with their result, not at the cut-off
             self._runner.stop(timeout)
             # A start still under way ends after its current step (each is bounded by ui_timeout).
             self._startup.stop(timeout)
@@ -244,13 +246,14 @@ class ProbeHandle:
         self._tools.add(custom.spec(), custom=True, source=custom)
         self._tools.tools_changed()
 
-    def _make_tools(self) -> ToolServer:
-        """On the HTTP server's thread: the SDK server with every tool, the ones registered so far too."""
+    def _make_catalog(self) -> ToolCatalog:
+        """On the server's (or the start-up's) thread: every tool, the ones registered so far too.
+        No SDK: HTTP serves the 2026 era without it (httpserve.py)."""
+        from wpfprobe.mcp.catalog import ToolCatalog  # noqa: PLC0415
         from wpfprobe.mcp.custom import registered  # noqa: PLC0415
-        from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK loads only for a server
 
         startup = self._startup
-        tools = ToolServer(startup.engine, tier=self.tier, settings=startup.settings(), app_id=self.app_id)
+        tools = ToolCatalog(startup.engine, tier=self.tier, settings=startup.settings(), app_id=self.app_id)
         for custom in registered():
             tools.add(custom.spec(), custom=True, source=custom)
         self._tools = tools
@@ -261,18 +264,10 @@ class ProbeHandle:
         """On the stdio server's thread: wpfprobe's own MCP kernel over every tool, the ones
         registered so far too; no MCP SDK is imported (issue 22)."""
         from wpfprobe.core.version import __version__  # noqa: PLC0415
-        from wpfprobe.mcp.catalog import INSTRUCTIONS, ToolCatalog  # noqa: PLC0415
-        from wpfprobe.mcp.custom import registered  # noqa: PLC0415
+        from wpfprobe.mcp.catalog import INSTRUCTIONS  # noqa: PLC0415
         from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
 
-        startup = self._startup
-        catalog = ToolCatalog(startup.engine, tier=self.tier, settings=startup.settings(), app_id=self.app_id)
-        for custom in registered():
-            catalog.add(custom.spec(), custom=True, source=custom)
-        kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
-        self._tools = catalog
-        self._tools_made.set()
-        return kernel
+        return Kernel(self._make_catalog(), version=__version__, instructions=INSTRUCTIONS)
 
     def __enter__(self) -> ProbeHandle:
         return self
@@ -512,7 +507,7 @@ def _start_http_soon(startup: Startup, *, tier: Tier, port: int, token: str) -> 
         # On the start-up's thread: the SDK, the tools' schemas, the ASGI app behind the guard,
         # uvicorn; the server's thread gets the app, or what went wrong, and runs it.
         try:
-            app = _http_app(handle, handle._make_tools().server, port=bound, token=token)
+            app = _http_app(handle, None, port=bound, token=token, catalog=handle._make_catalog())
             import uvicorn  # noqa: F401, PLC0415
         except Exception as exc:  # noqa: BLE001 - raised on the server's thread, which reports it
             made.give(None, exc)
@@ -557,22 +552,49 @@ def _server_failed(handle: ProbeHandle) -> None:
     threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
 
 
-def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any:
-    from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
-
+def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalog: ToolCatalog | None = None) -> Any:
+    """The guarded ASGI app: the SDK's streamable HTTP app for ``server`` (an SDK server); or, with a
+    ``catalog``, the SDK-free kernel's for the requests routed to the 2026-07-28 era (httpserve.py)
+    and for the others (the handshake era) the SDK's, made on the first of them: an app whose
+    clients all speak 2026 never imports the SDK."""
     from wpfprobe.mcp.catalog import collections_after_response  # noqa: PLC0415
     from wpfprobe.mcp.spliced import written_in_pieces  # noqa: PLC0415
 
+    # The SDK's and uvicorn's log records, made on the server's threads, are the probe's business.
+    wirelog.install()
     hosts = [f"{LOOPBACK}:{port}", f"localhost:{port}"]
     origins = [f"http://{h}" for h in hosts]
-    mcp_app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-        ),
-        session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
-        max_sessions=httpwire.SDK_MAX_SESSIONS,
-    )
+
+    def sdk_app(server: Any) -> Any:
+        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
+
+        return server.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            transport_security=TransportSecuritySettings(
+                enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+            ),
+            session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
+            max_sessions=httpwire.SDK_MAX_SESSIONS,
+        )
+
+    if catalog is None:
+        mcp_app = sdk_app(server)
+    else:
+        from wpfprobe.core.version import __version__  # noqa: PLC0415
+        from wpfprobe.mcp.catalog import INSTRUCTIONS  # noqa: PLC0415
+        from wpfprobe.mcp.httpserve import EraRouter, LazyApp, ModernEndpoint  # noqa: PLC0415
+        from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
+
+        def handshake_app() -> tuple[Any, Any]:
+            # On a worker thread of the server's loop, at the first handshake-era request.
+            from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK's import
+
+            sdk_server = ToolServer(None, tier=handle.tier, catalog=catalog).server
+            return sdk_app(sdk_server), sdk_server.session_manager.run
+
+        kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
+        handle._kernel = kernel
+        mcp_app = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), LazyApp(handshake_app))
     settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (catalog).
     mcp_app = collections_after_response(mcp_app)
@@ -587,10 +609,13 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str) -> Any
     return guard
 
 
-def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str) -> ProbeHandle:
+def _start_http(
+    probe: Probe, server: Any, *, tier: Tier, port: int, token: str, catalog: ToolCatalog | None = None
+) -> ProbeHandle:
     """A server for a probe already attached, serving ``server`` (the SDK's low-level Server made by
-    the caller with ``toolserver.build_server``: the benchmarks add tools of their own); returns once
-    it accepts. Not ``start()``: no manifest, and it is not the process's active probe."""
+    the caller with ``toolserver.build_server``: the benchmarks add tools of their own), or
+    ``catalog`` as ``start()`` serves its own (``server`` None); returns once it accepts. Not
+    ``start()``: no manifest, and it is not the process's active probe."""
     startup = Startup.attached(probe)
     sock = _listening_socket(port)
     bound = sock.getsockname()[1]
@@ -598,7 +623,7 @@ def _start_http(probe: Probe, server: Any, *, tier: Tier, port: int, token: str)
 
     def build() -> Any:
         handle._tools_made.set()
-        return _http_app(handle, server, port=bound, token=token)
+        return _http_app(handle, server, port=bound, token=token, catalog=catalog)
 
     runner = _Runner(build, sock)
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"

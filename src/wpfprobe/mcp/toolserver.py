@@ -83,11 +83,15 @@ class ToolServer:
         tier: Tier,
         settings: ProbeSettings | None = None,
         app_id: str | None = None,
+        catalog: ToolCatalog | None = None,
     ) -> None:
-        """``engine``, ``settings``, ``app_id``: as ``ToolCatalog`` takes them."""
+        """``engine``, ``settings``, ``app_id``: as ``ToolCatalog`` takes them; or the ``catalog``
+        itself, made before (the HTTP server makes this one on its first handshake-era request)."""
         from wpfprobe.core.version import __version__  # noqa: PLC0415 - avoids an import cycle
 
-        self.catalog = ToolCatalog(engine, tier=tier, settings=settings, app_id=app_id)
+        if catalog is None:
+            catalog = ToolCatalog(engine, tier=tier, settings=settings, app_id=app_id)
+        self.catalog = catalog
         #: Records the agent's actions as replayable steps when the settings ask (``record_dir``).
         self.recorder = self.catalog.recorder
         self._bus = InMemorySubscriptionBus()

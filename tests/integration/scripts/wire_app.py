@@ -11,7 +11,8 @@ JSON line {"url", "token", "pid", "rootHandlers"} once the server listens
 (``rootHandlers``: how many handlers the root logger has then, which must be none: the
 probe configures no logging of the app's). Then reads stdin: "add NAME" adds a tool
 NAME with ``@handle.tool`` and prints {"added": NAME}; "items N" makes its list show N rows
-(0: its own three) and prints {"items": N}; "close" stops.
+(0: its own three) and prints {"items": N}; "modules" prints {"modules": [...]}, the MCP SDK's
+packages imported so far; "close" stops.
 test_mcp_wire.py and test_mcp_conformance.py drive it.
 """
 
@@ -88,6 +89,12 @@ def main() -> None:
 
                     app.invoke(fill)
                     print(json.dumps({"items": count}), flush=True)
+                elif command == "modules":
+                    # "modules": which of the MCP SDK's packages (and the web stack only it uses)
+                    # this process has imported
+                    sdk = {"mcp", "mcp_types", "starlette", "sse_starlette"}
+                    loaded = sorted({m.split(".")[0] for m in list(sys.modules)} & sdk)
+                    print(json.dumps({"modules": loaded}), flush=True)
                 elif command == "close":
                     break
         finally:
