@@ -47,8 +47,14 @@ class FakeHandle:
 
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[ending._Ending]:
-    """A fresh ending state for the test, and the process's signals as they were afterwards."""
+    """A fresh ending state with a fresh process's signals (Python's own handlers, no wakeup fd),
+    and the process's signals as they were afterwards. Fresh, because an earlier test in the same
+    pytest process may have left another SIGINT handler: in a full-suite run two tests here then
+    found Ctrl+C not theirs to take, and failed."""
     saved = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    wakeup = signal.set_wakeup_fd(-1)
     state = ending._Ending()
     monkeypatch.setattr(ending, "ENDING", state)
     try:
@@ -57,7 +63,10 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[ending._Ending]:
         atexit.unregister(state._at_exit)  # a test that failed midway must not hold pytest's exit
         for signum, handler in saved.items():
             signal.signal(signum, handler)
-        signal.set_wakeup_fd(-1)
+        try:
+            signal.set_wakeup_fd(wakeup)
+        except (ValueError, OSError):  # closed since: nobody listens there any more
+            signal.set_wakeup_fd(-1)
 
 
 def stop_with_ui(handle: FakeHandle) -> None:
