@@ -181,13 +181,13 @@ class ModernEndpoint:
         self._max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await self._body(scope, receive)
+        body = await _body(scope, receive, self._max_body)
         if body is None:
             await _plain(send, 413, b"Request body too large")
             return
         if isinstance(body, _HungUp):
             return  # nobody to answer
-        refusal = self._refusal(scope)
+        refusal = _refusal(scope, self._hosts, self._origins)
         if refusal is not None:
             await _plain(send, *refusal)
             return
@@ -218,41 +218,6 @@ class ModernEndpoint:
             await _json(send, rejection)
             return
         await self._serve(decoded.message, receive, send)
-
-    async def _body(self, scope: Scope, receive: Receive) -> bytes | _HungUp | None:
-        """The whole body, or None when it is over the limit (declared or sent), as the SDK's
-        ``RequestBodyLimitMiddleware`` reads it: before anything else is looked at."""
-        declared = _first_header(scope, b"content-length")
-        if declared is not None:
-            with contextlib.suppress(ValueError):
-                if int(declared) > self._max_body:
-                    return None
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return _HungUp()
-            chunk = bytes(message.get("body", b""))
-            size += len(chunk)
-            if size > self._max_body:
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
-
-    def _refusal(self, scope: Scope) -> tuple[int, bytes] | None:
-        """The SDK's transport security, on what the guard let through: exact Host and Origin."""
-        if scope["method"] == "POST":
-            content_type = _first_header(scope, b"content-type")
-            if content_type is None or not content_type.lower().startswith("application/json"):
-                return 400, b"Invalid Content-Type header"
-        if _first_header(scope, b"host") not in self._hosts:
-            return 421, b"Invalid Host header"
-        origin = _first_header(scope, b"origin")
-        if origin and origin not in self._origins:
-            return 403, b"Invalid Origin header"
-        return None
 
     async def _acknowledge(self, scope: Scope, send: Send) -> None:
         requested = _first_header(scope, _VERSION_HEADER) or ""
@@ -289,6 +254,43 @@ class ModernEndpoint:
 
 class _HungUp:
     """The client went away before its body was whole."""
+
+
+async def _body(scope: Scope, receive: Receive, max_body: int) -> bytes | _HungUp | None:
+    """The whole body, or None when it is over ``max_body`` (declared or sent), as the SDK's
+    ``RequestBodyLimitMiddleware`` reads it: before anything else is looked at."""
+    declared = _first_header(scope, b"content-length")
+    if declared is not None:
+        with contextlib.suppress(ValueError):
+            if int(declared) > max_body:
+                return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return _HungUp()
+        chunk = bytes(message.get("body", b""))
+        size += len(chunk)
+        if size > max_body:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _refusal(scope: Scope, hosts: frozenset[str], origins: frozenset[str]) -> tuple[int, bytes] | None:
+    """The SDK's transport security, on what the guard let through: exact Host and Origin."""
+    if scope["method"] == "POST":
+        content_type = _first_header(scope, b"content-type")
+        if content_type is None or not content_type.lower().startswith("application/json"):
+            return 400, b"Invalid Content-Type header"
+    if _first_header(scope, b"host") not in hosts:
+        return 421, b"Invalid Host header"
+    origin = _first_header(scope, b"origin")
+    if origin and origin not in origins:
+        return 403, b"Invalid Origin header"
+    return None
 
 
 async def _disconnected(receive: Receive) -> None:

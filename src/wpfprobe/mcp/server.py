@@ -585,16 +585,33 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalo
         from wpfprobe.mcp.httpserve import EraRouter, LazyApp, ModernEndpoint  # noqa: PLC0415
         from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
 
-        def handshake_app() -> tuple[Any, Any]:
-            # On a worker thread of the server's loop, at the first handshake-era request.
-            from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK's import
-
-            sdk_server = ToolServer(None, tier=handle.tier, catalog=catalog).server
-            return sdk_app(sdk_server), sdk_server.session_manager.run
-
         kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
         handle._kernel = kernel
-        mcp_app = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), LazyApp(handshake_app))
+        modern = ModernEndpoint(kernel, hosts=hosts, origins=origins)
+        if os.environ.get("WPFPROBE_HANDSHAKE_SDK") == "1":
+
+            def handshake_app() -> tuple[Any, Any]:
+                # On a worker thread of the server's loop, at the first handshake-era request.
+                from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK's import
+
+                sdk_server = ToolServer(None, tier=handle.tier, catalog=catalog).server
+                return sdk_app(sdk_server), sdk_server.session_manager.run
+
+            mcp_app = EraRouter(modern, LazyApp(handshake_app))
+        else:
+            from wpfprobe.mcp.handshake import HandshakeEndpoint  # noqa: PLC0415
+            from wpfprobe.mcp.httpserve import MAX_BODY  # noqa: PLC0415
+
+            handshake = HandshakeEndpoint(
+                kernel,
+                hosts=hosts,
+                origins=origins,
+                max_body=MAX_BODY,
+                idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
+                max_sessions=httpwire.SDK_MAX_SESSIONS,
+            )
+            kernel.when_closed(handshake.close)
+            mcp_app = EraRouter(modern, handshake)
     settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (catalog).
     mcp_app = collections_after_response(mcp_app)
