@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -60,7 +61,65 @@ async def pair() -> AsyncIterator[Pair]:
     endpoint = HandshakeEndpoint(kernel, hosts=HOSTS, origins=ORIGINS, max_body=MAX_BODY)
     ours = EraRouter(ModernEndpoint(kernel, hosts=HOSTS, origins=ORIGINS), endpoint)
     async with server.session_manager.run():
-        yield Pair(httpwire.HttpWire(sdk, path="/mcp"), httpwire.HttpWire(ours, path="/mcp"), catalog, endpoint)
+        yield Pair(
+            httpwire.HttpWire(as_it_was_mounted(sdk), path="/mcp"),
+            httpwire.HttpWire(ours, path="/mcp"),
+            catalog,
+            endpoint,
+        )
+
+
+_INVALID_REQUEST = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {
+        "code": -32600,
+        "message": "Invalid Request: the body must be one JSON-RPC 2.0 request, notification or response object.",
+    },
+}
+
+
+def as_it_was_mounted(app: Any) -> Any:
+    """The SDK's app with the corrections ``httpwire.HttpWire`` made to it while it served the
+    handshake era (the wire clients saw, which handshake.py speaks directly): a GET's
+    ``Last-Event-ID`` ignored (no event store: the SDK answered nothing, a 500); a body that is no
+    JSON-RPC message -32600 (the SDK: -32602 with pydantic's text); a refused request that
+    opened no session names none (the SDK named the session it threw away)."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        headers = scope.get("headers", [])
+        if scope["type"] == "http" and scope["method"] == "GET":
+            scope = {**scope, "headers": [(k, v) for k, v in headers if k.lower() != b"last-event-id"]}
+        opening = not any(k.lower() == b"mcp-session-id" for k, _ in headers)
+        held: dict[str, Any] | None = None
+        chunks: list[bytes] = []
+
+        async def rewrite(message: Any) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start" and message["status"] >= 300 and opening:
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"mcp-session-id"]
+                message = {**message, "headers": kept}
+            if message["type"] == "http.response.start" and message["status"] == 400:
+                held = message
+                return
+            if held is None or message["type"] != "http.response.body":
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            body = b"".join(chunks)
+            with contextlib.suppress(ValueError, AttributeError):
+                error = json.loads(body).get("error") or {}
+                if error.get("code") == -32602 and str(error.get("message", "")).startswith("Validation error:"):
+                    body = json.dumps(_INVALID_REQUEST).encode()
+            kept = [(k, v) for k, v in held.get("headers", []) if k.lower() != b"content-length"]
+            await send({**held, "headers": [*kept, (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+
+        await app(scope, receive, rewrite)
+
+    return wrapped
 
 
 def initialize(request_id: Any = 1, version: str = VERSION) -> Message:
@@ -144,6 +203,12 @@ CASES: dict[str, tuple[str, Any, list[tuple[bytes, bytes]], bool]] = {
     "Accept halves": ("POST", PING, with_header(H, b"accept", b"application/*;q=0.5 , TEXT/*"), True),
     "GET without SSE Accept": ("GET", b"", with_header(H, b"accept", b"application/json"), True),
     "GET without a session": ("GET", b"", with_header(H, b"accept", b"text/event-stream"), False),
+    "GET with Last-Event-ID, no session": (
+        "GET",
+        b"",
+        [*with_header(H, b"accept", b"text/event-stream"), (b"last-event-id", b"x")],
+        False,
+    ),
     "DELETE without a session": ("DELETE", b"", H, False),
     "PUT": ("PUT", LIST, H, True),
     "PUT without a session": ("PUT", LIST, H, False),
@@ -278,3 +343,47 @@ def test_an_idle_session_ends(monkeypatch: pytest.MonkeyPatch) -> None:
             return await call(both.ours, "POST", PING, in_session(session))
 
     assert asyncio.run(run())[0] == 404
+
+
+def test_a_silent_request_is_pinged_as_sse_starlette_pinged(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wpfprobe.mcp import handshake
+
+    monkeypatch.setattr(handshake, "PING_INTERVAL", 0.05)
+
+    async def run() -> bytes:
+        async with pair() as both:
+            session = await open_session(both.ours)
+            slow = asyncio.ensure_future(call(both.ours, "POST", call_request(8, "slow"), in_session(session)))
+            await asyncio.wait_for(both.catalog.started.wait(), 30)
+            await asyncio.sleep(0.3)
+            both.catalog.release.set()
+            return (await asyncio.wait_for(slow, 30))[2]
+
+    body = asyncio.run(run())
+    pings = [part for part in body.split(b"\r\n\r\n") if part.startswith(b": ping - ")]
+    assert pings, body
+    assert all(re.fullmatch(rb": ping - \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+\+00:00", p) for p in pings), pings
+    assert events(body)[-1]["id"] == 8
+    assert body.endswith(b"\r\n\r\n")
+
+
+def test_closing_the_kernel_ends_open_get_streams_and_their_sessions() -> None:
+    """At stop (``Kernel.close``) an open GET stream ends at once, not at the server's cut-off."""
+
+    async def run() -> tuple[Answer, Answer]:
+        async with pair() as both:
+            session = await open_session(both.ours)
+            get_headers = in_session(session, with_header(H, b"accept", b"text/event-stream"))
+            stream = asyncio.ensure_future(Client().run(both.ours, "GET", b"", get_headers))
+            for _ in range(500):
+                if both.endpoint.sessions[session].standalone is not None:
+                    break
+                await asyncio.sleep(0.01)
+            both.catalog.change()  # the kernel has its loop now
+            both.endpoint.kernel.close()
+            ended = await asyncio.wait_for(stream, 30)
+            return ended, await call(both.ours, "POST", PING, in_session(session))
+
+    ended, after = asyncio.run(run())
+    assert ended[0] == 200
+    assert after[0] == 404

@@ -191,6 +191,7 @@ class HandshakeEndpoint:
         self._max_sessions = max_sessions
         self.sessions: dict[str, _HttpSession] = {}
         self._ending: set[asyncio.Task[None]] = set()
+        kernel.when_closed(self.close)  # at stop open GET streams end, not at the server's cut-off
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

@@ -1,19 +1,11 @@
-"""The in-app server's HTTP face, between the guard and the SDK's streamable HTTP app.
+"""The in-app server's HTTP face, between the guard and the MCP endpoint (httpserve.py, handshake.py).
 
-- One endpoint: ``/mcp`` and ``/mcp/`` are the same (Starlette would answer the
-  second with a 307 redirect, which a client may follow with another method);
-  any other path is a 404 with a JSON body.
-- No resumption it cannot do: with no event store, a GET carrying
-  ``Last-Event-ID`` made the SDK return without answering (uvicorn's HTTP 500,
-  and its error on the app's stderr). The server never sends event ids, so the
-  header cannot name anything it sent: it is ignored, and the GET opens the
-  session's stream as usual.
-- A body that is no JSON-RPC message (no method, a batch, ``"jsonrpc": "1.0"``, a
-  bare string) is -32600 Invalid Request, as JSON-RPC 2.0 says; the SDK answers
-  -32602 Invalid params with pydantic's account of the body.
-- Bounded sessions. The SDK keeps a session until its client deletes it or it
-  idles for 30 minutes, up to 10,000 of them: 3,000 initializes never deleted
-  took an app from 184 to 304 MiB (about 40 KiB each). At most
+- One endpoint: ``/mcp`` and ``/mcp/`` are the same (a 307 redirect, as Starlette
+  answered the second, may be followed by a client with another method); any
+  other path is a 404 with a JSON body.
+- Bounded sessions. A handshake-era session costs about 40 KiB, and a client
+  may initialize and never delete (3,000 of them took an app from 184 to 304
+  MiB under the SDK's own bounds, 10,000 sessions idle 30 minutes). At most
   :data:`MAX_SESSIONS` live here; when a new one would exceed that, the least
   recently used goes (ended as a client's DELETE would end it: its id answers
   404 from then on, and its client initializes again), preferring one with no
@@ -34,13 +26,13 @@ deletes its session when done. 32 leaves room for all of them several times over
 costs about 1.3 MiB at most."""
 
 SESSION_IDLE_TIMEOUT = 300.0
-"""Seconds without a request in flight after which the SDK ends a session. A connected
+"""Seconds without a request in flight after which the endpoint ends a session. A connected
 SDK client keeps its event stream open (a request in flight), so this only ends
 sessions whose client is gone, or one that holds no stream and stays silent for five
 minutes; that client initializes again, which costs one round trip."""
 
-SDK_MAX_SESSIONS = 2 * MAX_SESSIONS
-"""The SDK's own cap, a backstop only: it answers 503 beyond it (new sessions opened at
+SESSION_BACKSTOP = 2 * MAX_SESSIONS
+"""The endpoint's own cap, a backstop only: it answers 503 beyond it (new sessions opened at
 once, before the eviction that follows each of them has run)."""
 
 _SESSION_HEADER = b"mcp-session-id"
@@ -85,7 +77,7 @@ def protocol_class() -> type:
 
 
 class HttpWire:
-    """ASGI middleware; ``app`` is the SDK's streamable HTTP app serving ``path``."""
+    """ASGI middleware; ``app`` is the MCP endpoint serving ``path`` (both eras)."""
 
     def __init__(self, app: Any, *, path: str, max_sessions: int = MAX_SESSIONS) -> None:
         self.app = app
@@ -102,11 +94,7 @@ class HttpWire:
             await json_response(send, 404, "NOT_FOUND", f"Nothing here: the MCP endpoint is {self._path}.")
             return
         headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
-        if scope["method"] == "GET":
-            headers = [(k, v) for k, v in headers if k.lower() != b"last-event-id"]
-        scope = {**scope, "path": self._path, "raw_path": self._path.encode(), "headers": headers}
-        if scope["method"] == "POST":
-            send = _invalid_request_as_such(send)
+        scope = {**scope, "path": self._path, "raw_path": self._path.encode()}
         session = next((v.decode("latin-1") for k, v in headers if k.lower() == _SESSION_HEADER), None)
         if session is None:
             await self._open(scope, receive, send)
@@ -115,7 +103,7 @@ class HttpWire:
 
     async def _use(self, session: str, scope: dict[str, Any], receive: Any, send: Any) -> None:
         use = self._sessions.get(session)
-        if use is None:  # not one of ours (ended, or never was): the SDK answers 404
+        if use is None:  # not one of ours (ended, or never was): the endpoint answers 404
             await self.app(scope, receive, send)
             return
         self._sessions.move_to_end(session)
@@ -148,12 +136,6 @@ class HttpWire:
                 )
                 if opened is not None:
                     self._sessions[opened] = [0, time.monotonic()]
-            elif message["type"] == "http.response.start":
-                # The SDK names the session it admitted even when it refuses the request and
-                # throws the session away (400 "Missing session ID", bad JSON): a client that
-                # used that id got 404. A refusal opens no session, so it names none.
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != _SESSION_HEADER]
-                message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, watch)
@@ -164,7 +146,7 @@ class HttpWire:
         now = time.monotonic()
         for session, (in_flight, last) in list(self._sessions.items()):
             if not in_flight and now - last > SESSION_IDLE_TIMEOUT:
-                del self._sessions[session]  # the SDK has ended it already
+                del self._sessions[session]  # the endpoint has ended it already
         while len(self._sessions) > self._max:
             victim = next((s for s, (in_flight, _) in self._sessions.items() if not in_flight), None)
             if victim is None:
@@ -173,7 +155,7 @@ class HttpWire:
             await self._end(victim, scope)
 
     async def _end(self, session: str, scope: dict[str, Any]) -> None:
-        """End ``session`` the way its client would: a DELETE through the SDK's own app."""
+        """End ``session`` the way its client would: a DELETE through the endpoint."""
         host = [(k, v) for k, v in scope.get("headers", []) if k.lower() == b"host"]
         delete = {
             **scope,
@@ -194,49 +176,6 @@ class HttpWire:
             return None
 
         await self.app(delete, receive, discard)
-
-
-_SDK_ENVELOPE_ERROR = "Validation error:"
-INVALID_REQUEST = {
-    "jsonrpc": "2.0",
-    "id": None,
-    "error": {
-        "code": -32600,
-        "message": "Invalid Request: the body must be one JSON-RPC 2.0 request, notification or response object.",
-    },
-}
-
-
-def _invalid_request_as_such(send: Any) -> Any:
-    """``send``, except that the SDK's answer to a body that is no JSON-RPC message (a 400
-    with -32602 and its validation text) goes out as -32600 Invalid Request."""
-    held: dict[str, Any] | None = None
-    chunks: list[bytes] = []
-
-    async def rewrite(message: dict[str, Any]) -> None:
-        nonlocal held
-        if message["type"] == "http.response.start" and message["status"] == 400:
-            held = message
-            return
-        if held is None or message["type"] != "http.response.body":
-            await send(message)
-            return
-        chunks.append(message.get("body", b""))
-        if message.get("more_body"):
-            return
-        body = b"".join(chunks)
-        try:
-            answer = json.loads(body)
-            error = answer.get("error") or {}
-            if error.get("code") == -32602 and str(error.get("message", "")).startswith(_SDK_ENVELOPE_ERROR):
-                body = json.dumps(INVALID_REQUEST).encode()
-        except (ValueError, AttributeError):
-            pass
-        headers = [(k, v) for k, v in held.get("headers", []) if k.lower() != b"content-length"]
-        await send({**held, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
-
-    return rewrite
 
 
 async def json_response(
