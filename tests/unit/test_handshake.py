@@ -387,3 +387,22 @@ def test_closing_the_kernel_ends_open_get_streams_and_their_sessions() -> None:
     ended, after = asyncio.run(run())
     assert ended[0] == 200
     assert after[0] == 404
+
+
+def test_beyond_max_sessions_the_least_recently_used_idle_one_ends() -> None:
+    async def run() -> dict[str, int]:
+        async with pair() as both:
+            both.endpoint._max_sessions = 3
+            first, second, third = [await open_session(both.ours) for _ in range(3)]
+            await call(both.ours, "POST", PING, in_session(first))  # first is now the most recently used
+            slow = asyncio.ensure_future(call(both.ours, "POST", call_request(8, "slow"), in_session(second)))
+            await asyncio.wait_for(both.catalog.started.wait(), 30)
+            fourth = await open_session(both.ours)  # third is the least recently used with nothing in flight
+            statuses = {}
+            for name, session in (("first", first), ("third", third), ("fourth", fourth)):
+                statuses[name] = (await call(both.ours, "POST", PING, in_session(session)))[0]
+            both.catalog.release.set()
+            statuses["second"] = (await asyncio.wait_for(slow, 30))[0]
+            return statuses
+
+    assert asyncio.run(run()) == {"first": 200, "third": 404, "fourth": 200, "second": 200}

@@ -14,8 +14,9 @@ by tests/unit/test_handshake.py against that app and by the golden transcripts:
   other request is 400 "Bad Request: Missing session ID". An unknown (ended,
   expired) id is 404 -32600 "Session not found". DELETE ends one (200, empty);
   a session with nothing in flight (an open GET stream counts) for
-  :data:`IDLE_TIMEOUT` ends too. At most :data:`MAX_SESSIONS` (503 beyond:
-  ``HttpWire``'s least-recently-used eviction keeps them fewer);
+  :data:`IDLE_TIMEOUT` ends too. At most :data:`MAX_SESSIONS` live: when a new
+  one would exceed that, the least recently used goes (as a DELETE would end
+  it), preferring one with no request in flight;
 * **POST.** ``Accept`` must name JSON and SSE (wildcards count), else 406; bad
   JSON is 400 -32700 with the parser's account; a body that is no single
   JSON-RPC message is 400 -32600; a notification or a response 202, empty. A
@@ -65,9 +66,16 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
 IDLE_TIMEOUT: Final = 300.0
-"""Seconds a session with nothing in flight lives (``httpwire.SESSION_IDLE_TIMEOUT`` says why 300)."""
-MAX_SESSIONS: Final = 64
-"""Sessions at most; a new one beyond is 503 (``httpwire.SDK_MAX_SESSIONS``: a backstop only)."""
+"""Seconds without a request in flight after which a session ends. A connected client keeps its
+event stream open (a request in flight), so this only ends sessions whose client is gone, or one
+that holds no stream and stays silent for five minutes; that client initializes again, which
+costs one round trip."""
+MAX_SESSIONS: Final = 32
+"""Live sessions per app. A session costs about 40 KiB, and a client may initialize and never
+delete (3,000 such took an app from 184 to 304 MiB under the SDK's bounds: 10,000 sessions, idle
+30 minutes). The clients of one app are few: the broker (one session per broker), an agent
+connected directly, the Inspector, a test or two; `wpfprobe call` deletes its session when done.
+32 leaves room for all of them several times over and costs about 1.3 MiB at most."""
 PING_INTERVAL: Final = 15.0
 """Seconds between ``: ping`` comments on an event stream (sse-starlette's default, which the SDK used)."""
 
@@ -216,10 +224,8 @@ class HandshakeEndpoint:
             if session is None or session.terminated:
                 await _refused(send, 404, "Session not found")
                 return
+            self.sessions[session_id] = self.sessions.pop(session_id)  # the most recently used
             await self._use(session, scope, body, receive, send, opened=False)
-            return
-        if len(self.sessions) >= self._max_sessions:
-            await _refused(send, 503, "Too many open sessions", code=jsonrpc.INTERNAL_ERROR)
             return
         session = _HttpSession(self, uuid.uuid4().hex)
         self.sessions[session.id] = session
@@ -237,6 +243,17 @@ class HandshakeEndpoint:
             if not 0 < status < 400:
                 self.sessions.pop(session.id, None)
                 await asyncio.shield(session.terminate())
+        if 0 < status < 400:
+            await self._evict()
+
+    async def _evict(self) -> None:
+        """The least recently used sessions beyond :data:`MAX_SESSIONS`, idle ones first, end."""
+        while len(self.sessions) > self._max_sessions:
+            victim = next((s for s in self.sessions.values() if not s.in_flight), None)
+            if victim is None:
+                victim = next(iter(self.sessions.values()))
+            log.debug("session %s ended: more than %d sessions", victim.id, self._max_sessions)
+            await self._end(victim)
 
     async def _use(
         self, session: _HttpSession, scope: Scope, body: bytes, receive: Receive, send: Send, *, opened: bool

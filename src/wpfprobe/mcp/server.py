@@ -569,14 +569,7 @@ def _http_app(handle: ProbeHandle, *, port: int, token: str, catalog: ToolCatalo
     origins = [f"http://{h}" for h in hosts]
     kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
     handle._kernel = kernel
-    handshake = HandshakeEndpoint(
-        kernel,
-        hosts=hosts,
-        origins=origins,
-        max_body=MAX_BODY,
-        idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
-        max_sessions=httpwire.SESSION_BACKSTOP,
-    )
+    handshake = HandshakeEndpoint(kernel, hosts=hosts, origins=origins, max_body=MAX_BODY)
     mcp_app: Any = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), handshake)
     settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (catalog).
