@@ -569,9 +569,9 @@ def bench_form(
 ) -> dict[str, Any]:
     """Each read tool's waits, the snapshot's GIL share and its UI-thread cost per node, on a shown ``form``."""
     import wpfprobe
+    from wpfprobe.mcp.catalog import ToolCatalog
     from wpfprobe.mcp.server import _start_http
     from wpfprobe.mcp.text import tree_text
-    from wpfprobe.mcp.toolserver import build_server
 
     repeat = args.repeat
     probe = wpfprobe.attach(form, settings=wpfprobe.ProbeSettings(ui_timeout=UI_TIMEOUT))
@@ -607,7 +607,7 @@ def bench_form(
     }
     handle = client = None
     if not args.no_mcp:
-        handle = _start_http(probe, build_server(probe.engine, tier="read"), tier="read", port=0,
+        handle = _start_http(probe, ToolCatalog(probe.engine, tier="read"), tier="read", port=0,
                              token=secrets.token_urlsafe(32))  # fmt: skip
         client = McpClient(handle.url or "", handle.token or "")
         calls: dict[str, tuple[str, dict[str, Any]]] = {

@@ -383,8 +383,8 @@ def run_latency(controls: int, calls: int, tok: Tokenizers, paced: int) -> dict[
     bench_snapshot.py measures), shown on a WinForms loop of its own STA thread.
     """
     import wpfprobe
+    from wpfprobe.mcp.catalog import ToolCatalog
     from wpfprobe.mcp.server import _start_http
-    from wpfprobe.mcp.toolserver import build_server
 
     sys.path.insert(0, str(HERE))
     import _harness as h
@@ -404,8 +404,9 @@ def run_latency(controls: int, calls: int, tok: Tokenizers, paced: int) -> dict[
         spacing = max(1.2, census_ttl + 0.2)
         variants = {}
         for variant in VARIANTS:
-            server = build_server(probe.engine, tier="read", extra=[noop_spec()])
-            handle = _start_http(probe, server, tier="read", port=0, token=secrets.token_urlsafe(32))
+            catalog = ToolCatalog(probe.engine, tier="read")
+            catalog.add(noop_spec())
+            handle = _start_http(probe, catalog, tier="read", port=0, token=secrets.token_urlsafe(32))
             try:
                 if variant == "nodelay":
                     set_nodelay(handle)
@@ -798,12 +799,13 @@ def run_actions(probe: Any, *, calls: int, clicks: dict[str, int], controls: int
     directly with their hops and audit appends timed; checks that every click landed and the
     audit log verifies."""
     from wpfprobe.audit._verify import verify
+    from wpfprobe.mcp.catalog import ToolCatalog
     from wpfprobe.mcp.server import _start_http
-    from wpfprobe.mcp.toolserver import build_server
 
     engine = probe.engine
-    server = build_server(engine, tier="mutate", extra=[noop_spec()])
-    handle = _start_http(probe, server, tier="mutate", port=0, token=secrets.token_urlsafe(32))
+    catalog = ToolCatalog(engine, tier="mutate")
+    catalog.add(noop_spec())
+    handle = _start_http(probe, catalog, tier="mutate", port=0, token=secrets.token_urlsafe(32))
     try:
         session = asyncio.run(action_session(handle.url or "", handle.token or "", calls=calls))
     finally:

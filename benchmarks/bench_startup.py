@@ -395,8 +395,8 @@ def parts_main(app: Any, net: NetHeartbeat, py: PyHeartbeat) -> int:
     import secrets
 
     token = secrets.token_urlsafe(32)
-    part("the server serving", lambda: _server._start_http(probe, None, tier="read", port=0, token=token,
-                                                            catalog=keep["the tools' schemas"]))  # fmt: skip
+    part("the server serving", lambda: _server._start_http(probe, keep["the tools' schemas"], tier="read", port=0,
+                                                            token=token))  # fmt: skip
     handle = keep["the server serving"]
     say(event="parts", rows=rows[:], url=handle.url, token=token)
     sys.stdin.readline()  # the client made its calls

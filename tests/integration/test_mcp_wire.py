@@ -379,7 +379,7 @@ def test_sessions_beyond_the_cap_evict_the_least_recently_used(wire: WireApp) ->
     """Regression: every initialize kept a session for 30 minutes (up to 10,000): 3,000 abandoned ones
     took an app from 184 to 304 MiB. Now at most MAX_SESSIONS live; the least recently used goes,
     its id answers 404, and its client can initialize again."""
-    from wpfprobe.mcp.httpwire import MAX_SESSIONS
+    from wpfprobe.mcp.handshake import MAX_SESSIONS
 
     oldest, _ = wire.initialize()
     kept, _ = wire.initialize()

@@ -1,10 +1,10 @@
-"""An app served only to 2026-era clients never imports the MCP SDK (issue 22).
+"""An app served over HTTP never imports the MCP SDK, whatever its clients speak (issue 22).
 
 The SDK (``mcp``, ``mcp_types``, and starlette/sse-starlette that only it uses) costs an app
-~0.5 s and ~33 MiB at start. The 2026-07-28 era is served by the SDK-free kernel
-(httpserve.py); the handshake era's SDK app is made on the first request routed to it. So the
+~0.5 s and ~33 MiB at start. Both eras are served by the SDK-free kernel: the 2026-07-28 era
+by httpserve.py, the handshake era (sessions, event streams) by handshake.py. So neither the
 clients that speak 2026 (the Python SDK's Client in auto mode, wpfprobe's ProbeClient, raw
-requests) leave the app without it, and the first handshake client brings it in and is served.
+requests) nor a handshake client (an Inspector, Claude Code, a raw initialize) bring it in.
 """
 
 from __future__ import annotations
@@ -30,9 +30,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireApp]:
         app.close()
 
 
-def test_2026_clients_leave_the_app_without_the_sdk_and_a_handshake_client_brings_it(
-    fresh: WireApp, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_client_of_either_era_makes_the_app_import_the_sdk(fresh: WireApp, monkeypatch: pytest.MonkeyPatch) -> None:
     before = fresh.printed()
     raw = exchange(fresh, body=modern_request(1, "server/discover"), headers=modern_headers("server/discover"))
     assert raw["status"] == 200, raw
@@ -68,5 +66,13 @@ def test_2026_clients_leave_the_app_without_the_sdk_and_a_handshake_client_bring
     session, result = fresh.initialize()
     assert result["serverInfo"]["name"] == "wpfprobe"
     assert fresh.rpc(session, "tools/list")["result"]["tools"]
-    assert {"mcp", "mcp_types"} <= set(fresh.ask("modules")["modules"])
+    called = fresh.rpc(session, "tools/call", {"name": "wpf_get_windows", "arguments": {}})
+    assert not called["result"].get("isError"), called
+
+    async def legacy_call(client: Any) -> tuple[str, bool]:
+        result = await client.call_tool("wpf_get_windows", {})
+        return client.protocol_version, bool(result.is_error)
+
+    assert fresh.session(legacy_call, mode="legacy") == ("2025-11-25", False)
+    assert fresh.ask("modules") == {"modules": []}, "a handshake client made the app import the SDK"
     assert fresh.printed() == before, fresh.printed()[len(before) :]

@@ -23,9 +23,15 @@ LAYERS: list[tuple[str, ...]] = [
     ("wpfprobe_clr",),
     ("wpfprobe.engine",),
     ("wpfprobe.api",),
-    # The SDK-free MCP kernel, its stdio server and its 2026-era HTTP endpoint: below the rest of
+    # The SDK-free MCP kernel, its stdio server and its HTTP endpoint (both eras): below the rest of
     # wpfprobe.mcp, so they stay free of the tools and of the SDK-bound server modules they replace.
-    ("wpfprobe.mcp.jsonrpc", "wpfprobe.mcp.protocol", "wpfprobe.mcp.stdioserve", "wpfprobe.mcp.httpserve"),
+    (
+        "wpfprobe.mcp.jsonrpc",
+        "wpfprobe.mcp.protocol",
+        "wpfprobe.mcp.stdioserve",
+        "wpfprobe.mcp.httpserve",
+        "wpfprobe.mcp.handshake",
+    ),
     ("wpfprobe.mcp",),
     ("wpfprobe.apps",),
     ("wpfprobe.broker",),
@@ -194,6 +200,7 @@ SDK_FREE = (
     "wpfprobe.mcp.jsonrpc",
     "wpfprobe.mcp.stdioserve",
     "wpfprobe.mcp.httpserve",
+    "wpfprobe.mcp.handshake",
 )
 FORBIDDEN_LIBRARIES = ("mcp", "mcp_types", "starlette", "sse_starlette", "anyio")
 

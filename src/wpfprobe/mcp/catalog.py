@@ -2,7 +2,7 @@
 
 Everything here is about tools, nothing about a transport, and it imports no MCP SDK
 (``mcp``, ``mcp_types``), no starlette and no anyio: ``ToolCatalog`` is what any server
-serves (the SDK's low-level server in toolserver.py today). Tool objects and call results
+serves (wpfprobe's own kernel, protocol.py, over HTTP and stdio). Tool objects and call results
 are JSON-ready dicts, shaped as the SDK's MCPServer shaped them (the golden files in
 tests/integration/golden pin ``tools/list`` byte for byte).
 

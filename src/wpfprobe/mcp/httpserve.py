@@ -4,8 +4,8 @@ A request whose ``MCP-Protocol-Version`` header routes it to the 2026 era
 (:func:`.protocol.era_of_header`: present and no handshake version) is one
 self-contained POST, answered here by a :class:`.protocol.Session` of its own;
 every other request (the handshake era, and the lifespan) goes on to the app
-behind, the SDK's, unchanged. The split is the SDK's own (its session manager
-routes by the same header), so neither side sees the other's requests.
+behind (handshake.py). The split is the SDK's own (its session manager routed
+by the same header), so neither side sees the other's requests.
 
 The wire is the SDK's (``mcp`` 2.3 ``server/_streamable_http_modern.py`` in SSE
 mode, behind its ``RequestBodyLimitMiddleware`` and ``TransportSecurityMiddleware``),
@@ -42,14 +42,13 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any, Final
 
 from wpfprobe.mcp import jsonrpc
 from wpfprobe.mcp.jsonrpc import RequestId
 from wpfprobe.mcp.protocol import MODERN_VERSION, Kernel, envelope_error, era_of_header
 
-__all__ = ["MAX_BODY", "SSE_COMMIT_AFTER", "EraRouter", "LazyApp", "ModernEndpoint"]
+__all__ = ["MAX_BODY", "SSE_COMMIT_AFTER", "EraRouter", "ModernEndpoint"]
 
 log = logging.getLogger("wpfprobe.wire")
 
@@ -105,70 +104,6 @@ class EraRouter:
         await self.handshake(scope, receive, send)
 
 
-class LazyApp:
-    """ASGI: an app made on its first request (``make``, on a worker thread: it may import for a
-    while, and the loop serves on meanwhile), with its lifespan held here. ``make`` answers the app
-    and its lifespan (an async context manager, entered once it is made, left at shutdown).
-
-    The handshake era's app is the SDK's, whose import costs the app ~0.5 s and 33 MiB: a
-    probe served only to 2026-era clients never pays it."""
-
-    def __init__(self, make: Callable[[], tuple[App, Callable[[], AbstractAsyncContextManager[Any]]]]) -> None:
-        self._make = make
-        self._app: App | None = None
-        self._making = asyncio.Lock()
-        self._stopping = asyncio.Event()
-        self._running: asyncio.Task[None] | None = None
-
-    @property
-    def made(self) -> bool:
-        return self._app is not None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
-            return
-        await (await self._made())(scope, receive, send)
-
-    async def _made(self) -> App:
-        if self._app is not None:
-            return self._app
-        async with self._making:
-            if self._app is None:
-                app, lifespan = await asyncio.get_running_loop().run_in_executor(None, self._make)
-                started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                self._running = asyncio.ensure_future(self._run(lifespan, started))
-                await started  # raises what stopped its lifespan from starting
-                self._app = app
-        return self._app
-
-    async def _run(
-        self, lifespan: Callable[[], AbstractAsyncContextManager[Any]], started: asyncio.Future[None]
-    ) -> None:
-        # Entered and left in this one task, as the SDK's task group needs.
-        try:
-            async with lifespan():
-                started.set_result(None)
-                await self._stopping.wait()
-        except Exception as exc:
-            if not started.done():
-                started.set_exception(exc)
-            else:
-                log.debug("the lazily made app's lifespan failed", exc_info=True)
-
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                self._stopping.set()
-                if self._running is not None:
-                    await asyncio.gather(self._running, return_exceptions=True)
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
-
 class ModernEndpoint:
     """ASGI: the 2026-07-28 era of one endpoint, each POST one request to ``kernel``."""
 
@@ -181,13 +116,13 @@ class ModernEndpoint:
         self._max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await self._body(scope, receive)
+        body = await _body(scope, receive, self._max_body)
         if body is None:
             await _plain(send, 413, b"Request body too large")
             return
         if isinstance(body, _HungUp):
             return  # nobody to answer
-        refusal = self._refusal(scope)
+        refusal = _refusal(scope, self._hosts, self._origins)
         if refusal is not None:
             await _plain(send, *refusal)
             return
@@ -218,41 +153,6 @@ class ModernEndpoint:
             await _json(send, rejection)
             return
         await self._serve(decoded.message, receive, send)
-
-    async def _body(self, scope: Scope, receive: Receive) -> bytes | _HungUp | None:
-        """The whole body, or None when it is over the limit (declared or sent), as the SDK's
-        ``RequestBodyLimitMiddleware`` reads it: before anything else is looked at."""
-        declared = _first_header(scope, b"content-length")
-        if declared is not None:
-            with contextlib.suppress(ValueError):
-                if int(declared) > self._max_body:
-                    return None
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return _HungUp()
-            chunk = bytes(message.get("body", b""))
-            size += len(chunk)
-            if size > self._max_body:
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
-
-    def _refusal(self, scope: Scope) -> tuple[int, bytes] | None:
-        """The SDK's transport security, on what the guard let through: exact Host and Origin."""
-        if scope["method"] == "POST":
-            content_type = _first_header(scope, b"content-type")
-            if content_type is None or not content_type.lower().startswith("application/json"):
-                return 400, b"Invalid Content-Type header"
-        if _first_header(scope, b"host") not in self._hosts:
-            return 421, b"Invalid Host header"
-        origin = _first_header(scope, b"origin")
-        if origin and origin not in self._origins:
-            return 403, b"Invalid Origin header"
-        return None
 
     async def _acknowledge(self, scope: Scope, send: Send) -> None:
         requested = _first_header(scope, _VERSION_HEADER) or ""
@@ -289,6 +189,43 @@ class ModernEndpoint:
 
 class _HungUp:
     """The client went away before its body was whole."""
+
+
+async def _body(scope: Scope, receive: Receive, max_body: int) -> bytes | _HungUp | None:
+    """The whole body, or None when it is over ``max_body`` (declared or sent), as the SDK's
+    ``RequestBodyLimitMiddleware`` reads it: before anything else is looked at."""
+    declared = _first_header(scope, b"content-length")
+    if declared is not None:
+        with contextlib.suppress(ValueError):
+            if int(declared) > max_body:
+                return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return _HungUp()
+        chunk = bytes(message.get("body", b""))
+        size += len(chunk)
+        if size > max_body:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _refusal(scope: Scope, hosts: frozenset[str], origins: frozenset[str]) -> tuple[int, bytes] | None:
+    """The SDK's transport security, on what the guard let through: exact Host and Origin."""
+    if scope["method"] == "POST":
+        content_type = _first_header(scope, b"content-type")
+        if content_type is None or not content_type.lower().startswith("application/json"):
+            return 400, b"Invalid Content-Type header"
+    if _first_header(scope, b"host") not in hosts:
+        return 421, b"Invalid Host header"
+    origin = _first_header(scope, b"origin")
+    if origin and origin not in origins:
+        return 403, b"Invalid Origin header"
+    return None
 
 
 async def _disconnected(receive: Receive) -> None:

@@ -1,49 +1,14 @@
-"""The in-app server's HTTP face, between the guard and the SDK's streamable HTTP app.
+"""The in-app server's HTTP face, between the guard and the MCP endpoint (httpserve.py, handshake.py).
 
-- One endpoint: ``/mcp`` and ``/mcp/`` are the same (Starlette would answer the
-  second with a 307 redirect, which a client may follow with another method);
-  any other path is a 404 with a JSON body.
-- No resumption it cannot do: with no event store, a GET carrying
-  ``Last-Event-ID`` made the SDK return without answering (uvicorn's HTTP 500,
-  and its error on the app's stderr). The server never sends event ids, so the
-  header cannot name anything it sent: it is ignored, and the GET opens the
-  session's stream as usual.
-- A body that is no JSON-RPC message (no method, a batch, ``"jsonrpc": "1.0"``, a
-  bare string) is -32600 Invalid Request, as JSON-RPC 2.0 says; the SDK answers
-  -32602 Invalid params with pydantic's account of the body.
-- Bounded sessions. The SDK keeps a session until its client deletes it or it
-  idles for 30 minutes, up to 10,000 of them: 3,000 initializes never deleted
-  took an app from 184 to 304 MiB (about 40 KiB each). At most
-  :data:`MAX_SESSIONS` live here; when a new one would exceed that, the least
-  recently used goes (ended as a client's DELETE would end it: its id answers
-  404 from then on, and its client initializes again), preferring one with no
-  request in flight (an open event stream counts as one).
+One endpoint: ``/mcp`` and ``/mcp/`` are the same (Starlette answered the second with
+a 307 redirect, which a client may follow with another method); any other path is a
+404 with a JSON body. And uvicorn's connections bounded (:func:`protocol_class`).
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections import OrderedDict
 from typing import Any
-
-MAX_SESSIONS = 32
-"""Live sessions per app. The clients of one app are few: the broker (one session per
-broker), an agent connected directly, the Inspector, a test or two; `wpfprobe call`
-deletes its session when done. 32 leaves room for all of them several times over and
-costs about 1.3 MiB at most."""
-
-SESSION_IDLE_TIMEOUT = 300.0
-"""Seconds without a request in flight after which the SDK ends a session. A connected
-SDK client keeps its event stream open (a request in flight), so this only ends
-sessions whose client is gone, or one that holds no stream and stays silent for five
-minutes; that client initializes again, which costs one round trip."""
-
-SDK_MAX_SESSIONS = 2 * MAX_SESSIONS
-"""The SDK's own cap, a backstop only: it answers 503 beyond it (new sessions opened at
-once, before the eviction that follows each of them has run)."""
-
-_SESSION_HEADER = b"mcp-session-id"
 
 MAX_CONNECTIONS = 256
 """Open connections to the server at most: beyond it, a new one is closed as soon as it is made.
@@ -85,14 +50,11 @@ def protocol_class() -> type:
 
 
 class HttpWire:
-    """ASGI middleware; ``app`` is the SDK's streamable HTTP app serving ``path``."""
+    """ASGI middleware; ``app`` is the MCP endpoint serving ``path`` (both eras)."""
 
-    def __init__(self, app: Any, *, path: str, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(self, app: Any, *, path: str) -> None:
         self.app = app
         self._path = path
-        self._max = max_sessions
-        #: session id -> [requests in flight, monotonic time of the last request's end], oldest use first
-        self._sessions: OrderedDict[str, list[float]] = OrderedDict()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -101,142 +63,7 @@ class HttpWire:
         if scope["path"] not in (self._path, self._path + "/"):
             await json_response(send, 404, "NOT_FOUND", f"Nothing here: the MCP endpoint is {self._path}.")
             return
-        headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
-        if scope["method"] == "GET":
-            headers = [(k, v) for k, v in headers if k.lower() != b"last-event-id"]
-        scope = {**scope, "path": self._path, "raw_path": self._path.encode(), "headers": headers}
-        if scope["method"] == "POST":
-            send = _invalid_request_as_such(send)
-        session = next((v.decode("latin-1") for k, v in headers if k.lower() == _SESSION_HEADER), None)
-        if session is None:
-            await self._open(scope, receive, send)
-        else:
-            await self._use(session, scope, receive, send)
-
-    async def _use(self, session: str, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        use = self._sessions.get(session)
-        if use is None:  # not one of ours (ended, or never was): the SDK answers 404
-            await self.app(scope, receive, send)
-            return
-        self._sessions.move_to_end(session)
-        use[0] += 1
-        status = 0
-
-        async def watch(message: dict[str, Any]) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watch)
-        finally:
-            use[0] -= 1
-            use[1] = time.monotonic()
-            if status == 404 or (scope["method"] == "DELETE" and 200 <= status < 300):
-                self._sessions.pop(session, None)
-
-    async def _open(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        opened: str | None = None
-
-        async def watch(message: dict[str, Any]) -> None:
-            nonlocal opened
-            if message["type"] == "http.response.start" and message["status"] < 300:
-                opened = next(
-                    (v.decode("latin-1") for k, v in message.get("headers", []) if k.lower() == _SESSION_HEADER),
-                    None,
-                )
-                if opened is not None:
-                    self._sessions[opened] = [0, time.monotonic()]
-            elif message["type"] == "http.response.start":
-                # The SDK names the session it admitted even when it refuses the request and
-                # throws the session away (400 "Missing session ID", bad JSON): a client that
-                # used that id got 404. A refusal opens no session, so it names none.
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != _SESSION_HEADER]
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, watch)
-        if opened is not None:
-            await self._evict(scope)
-
-    async def _evict(self, scope: dict[str, Any]) -> None:
-        now = time.monotonic()
-        for session, (in_flight, last) in list(self._sessions.items()):
-            if not in_flight and now - last > SESSION_IDLE_TIMEOUT:
-                del self._sessions[session]  # the SDK has ended it already
-        while len(self._sessions) > self._max:
-            victim = next((s for s, (in_flight, _) in self._sessions.items() if not in_flight), None)
-            if victim is None:
-                victim = next(iter(self._sessions))
-            del self._sessions[victim]
-            await self._end(victim, scope)
-
-    async def _end(self, session: str, scope: dict[str, Any]) -> None:
-        """End ``session`` the way its client would: a DELETE through the SDK's own app."""
-        host = [(k, v) for k, v in scope.get("headers", []) if k.lower() == b"host"]
-        delete = {
-            **scope,
-            "method": "DELETE",
-            "query_string": b"",
-            "headers": [*host, (_SESSION_HEADER, session.encode("latin-1"))],
-        }
-        delivered = False
-
-        async def receive() -> dict[str, Any]:
-            nonlocal delivered
-            if delivered:
-                return {"type": "http.disconnect"}
-            delivered = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-
-        async def discard(message: dict[str, Any]) -> None:
-            return None
-
-        await self.app(delete, receive, discard)
-
-
-_SDK_ENVELOPE_ERROR = "Validation error:"
-INVALID_REQUEST = {
-    "jsonrpc": "2.0",
-    "id": None,
-    "error": {
-        "code": -32600,
-        "message": "Invalid Request: the body must be one JSON-RPC 2.0 request, notification or response object.",
-    },
-}
-
-
-def _invalid_request_as_such(send: Any) -> Any:
-    """``send``, except that the SDK's answer to a body that is no JSON-RPC message (a 400
-    with -32602 and its validation text) goes out as -32600 Invalid Request."""
-    held: dict[str, Any] | None = None
-    chunks: list[bytes] = []
-
-    async def rewrite(message: dict[str, Any]) -> None:
-        nonlocal held
-        if message["type"] == "http.response.start" and message["status"] == 400:
-            held = message
-            return
-        if held is None or message["type"] != "http.response.body":
-            await send(message)
-            return
-        chunks.append(message.get("body", b""))
-        if message.get("more_body"):
-            return
-        body = b"".join(chunks)
-        try:
-            answer = json.loads(body)
-            error = answer.get("error") or {}
-            if error.get("code") == -32602 and str(error.get("message", "")).startswith(_SDK_ENVELOPE_ERROR):
-                body = json.dumps(INVALID_REQUEST).encode()
-        except (ValueError, AttributeError):
-            pass
-        headers = [(k, v) for k, v in held.get("headers", []) if k.lower() != b"content-length"]
-        await send({**held, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
-
-    return rewrite
+        await self.app({**scope, "path": self._path, "raw_path": self._path.encode()}, receive, send)
 
 
 async def json_response(

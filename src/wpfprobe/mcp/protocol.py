@@ -416,7 +416,12 @@ class Kernel:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
         self._listeners: set[_Listener] = set()
+        self._closers: list[Callable[[], None]] = []
         self._unsubscribe = catalog.on_change(self.tools_changed)
+
+    def when_closed(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` on the serving loop at :meth:`close` (a wire ends its streams)."""
+        self._closers.append(callback)
 
     def connect(self, output: Output, *, era: Era | None = None) -> Session:
         """A session for one connection; ``era`` None lets its first request decide (stdio)."""
@@ -453,6 +458,8 @@ class Kernel:
     def _end_listeners(self) -> None:
         for listener in list(self._listeners):
             _offer(listener, False)
+        for callback in self._closers:
+            callback()
 
     def _fan_out(self) -> None:
         changed = jsonrpc.notification("notifications/tools/list_changed")

@@ -7,13 +7,14 @@ header is ever sent. The UI thread pays nothing while the server is idle: the
 server never posts to it unless a tool is called.
 
 ``start()`` returns as soon as a client could connect: the socket bound and
-listening, the token made. Importing the MCP SDK, building the tools'
+listening, the token made. Importing uvicorn, building the tools'
 schemas, connecting to the CLR, compiling the .NET walk and writing the
 discovery manifest happen after, on threads of their own (``mcp/starting.py``), so the
 app's first window is not delayed and its UI thread is never held for long.
 
 stdio serves one connection on wpfprobe's own MCP kernel (``protocol.py``,
-``stdioserve.py``) and imports no MCP SDK; HTTP is served by the SDK's server.
+``stdioserve.py``), HTTP on the same kernel (``httpserve.py``, ``handshake.py``): the app
+imports no MCP SDK.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ class ProbeHandle:
         self._manifest_path: Path | None = None
         self._published = threading.Event()  # the manifest written, or never to be
         self._tools: ToolCatalog | None = None
-        #: HTTP: the SDK-free kernel serving the 2026-07-28 era (its listen streams end at stop).
+        #: HTTP: the SDK-free kernel serving both eras (its streams end at stop).
         self._kernel: Kernel | None = None
         self._tools_made = threading.Event()
         #: HTTP: makes the server, on the start-up's thread (``Startup.begin``'s ``serve``).
@@ -229,8 +230,7 @@ class ProbeHandle:
 
     def add_custom_tool(self, custom: CustomTool) -> None:
         # The tools are made on the start-up's thread after start() returned (stdio: the server's):
-        # a tool added in the meantime waits for them (the tools' schemas, and over HTTP the SDK's
-        # import: a fraction of a second).
+        # a tool added in the meantime waits for them (the tools' schemas: a fraction of a second).
         self._tools_made.wait(TOOLS_WAIT)
         if self._tools is None or not self.running:
             raise InvalidArgumentError(
@@ -248,7 +248,7 @@ class ProbeHandle:
 
     def _make_catalog(self) -> ToolCatalog:
         """On the server's (or the start-up's) thread: every tool, the ones registered so far too.
-        No SDK: HTTP serves the 2026 era without it (httpserve.py)."""
+        No SDK: HTTP and stdio serve it with wpfprobe's own kernel."""
         from wpfprobe.mcp.catalog import ToolCatalog  # noqa: PLC0415
         from wpfprobe.mcp.custom import registered  # noqa: PLC0415
 
@@ -504,10 +504,10 @@ def _start_http_soon(startup: Startup, *, tier: Tier, port: int, token: str) -> 
     made = _Made(startup)
 
     def build() -> Any:
-        # On the start-up's thread: the SDK, the tools' schemas, the ASGI app behind the guard,
+        # On the start-up's thread: the tools' schemas, the ASGI app behind the guard,
         # uvicorn; the server's thread gets the app, or what went wrong, and runs it.
         try:
-            app = _http_app(handle, None, port=bound, token=token, catalog=handle._make_catalog())
+            app = _http_app(handle, port=bound, token=token, catalog=handle._make_catalog())
             import uvicorn  # noqa: F401, PLC0415
         except Exception as exc:  # noqa: BLE001 - raised on the server's thread, which reports it
             made.give(None, exc)
@@ -546,59 +546,35 @@ class _Made:
 
 
 def _server_failed(handle: ProbeHandle) -> None:
-    """The server could not be made (a broken install of the SDK): nothing serves the socket, so
+    """The server could not be made (a broken install of uvicorn): nothing serves the socket, so
     the probe stops (its manifest and socket go) rather than leave clients queued for nothing."""
     handle._tools_made.set()
     threading.Thread(target=handle.stop, name="wpfprobe-stop", daemon=True).start()
 
 
-def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalog: ToolCatalog | None = None) -> Any:
-    """The guarded ASGI app: the SDK's streamable HTTP app for ``server`` (an SDK server); or, with a
-    ``catalog``, the SDK-free kernel's for the requests routed to the 2026-07-28 era (httpserve.py)
-    and for the others (the handshake era) the SDK's, made on the first of them: an app whose
-    clients all speak 2026 never imports the SDK."""
-    from wpfprobe.mcp.catalog import collections_after_response  # noqa: PLC0415
+def _http_app(handle: ProbeHandle, *, port: int, token: str, catalog: ToolCatalog) -> Any:
+    """The guarded ASGI app: ``catalog`` served by the SDK-free kernel in both eras, the 2026-07-28
+    era's requests (routed by header, as the SDK routed them) by httpserve.py, the handshake era's
+    by handshake.py. The app imports neither mcp nor mcp_types for it."""
+    from wpfprobe.core.version import __version__  # noqa: PLC0415
+    from wpfprobe.mcp.catalog import INSTRUCTIONS, collections_after_response  # noqa: PLC0415
+    from wpfprobe.mcp.handshake import HandshakeEndpoint  # noqa: PLC0415
+    from wpfprobe.mcp.httpserve import MAX_BODY, EraRouter, ModernEndpoint  # noqa: PLC0415
+    from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
     from wpfprobe.mcp.spliced import written_in_pieces  # noqa: PLC0415
 
-    # The SDK's and uvicorn's log records, made on the server's threads, are the probe's business.
+    # uvicorn's log records, made on the server's threads, are the probe's business.
     wirelog.install()
     hosts = [f"{LOOPBACK}:{port}", f"localhost:{port}"]
     origins = [f"http://{h}" for h in hosts]
-
-    def sdk_app(server: Any) -> Any:
-        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
-
-        return server.streamable_http_app(
-            streamable_http_path=MCP_PATH,
-            transport_security=TransportSecuritySettings(
-                enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-            ),
-            session_idle_timeout=httpwire.SESSION_IDLE_TIMEOUT,
-            max_sessions=httpwire.SDK_MAX_SESSIONS,
-        )
-
-    if catalog is None:
-        mcp_app = sdk_app(server)
-    else:
-        from wpfprobe.core.version import __version__  # noqa: PLC0415
-        from wpfprobe.mcp.catalog import INSTRUCTIONS  # noqa: PLC0415
-        from wpfprobe.mcp.httpserve import EraRouter, LazyApp, ModernEndpoint  # noqa: PLC0415
-        from wpfprobe.mcp.protocol import Kernel  # noqa: PLC0415
-
-        def handshake_app() -> tuple[Any, Any]:
-            # On a worker thread of the server's loop, at the first handshake-era request.
-            from wpfprobe.mcp.toolserver import ToolServer  # noqa: PLC0415 - the SDK's import
-
-            sdk_server = ToolServer(None, tier=handle.tier, catalog=catalog).server
-            return sdk_app(sdk_server), sdk_server.session_manager.run
-
-        kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
-        handle._kernel = kernel
-        mcp_app = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), LazyApp(handshake_app))
+    kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
+    handle._kernel = kernel
+    handshake = HandshakeEndpoint(kernel, hosts=hosts, origins=origins, max_body=MAX_BODY)
+    mcp_app: Any = EraRouter(ModernEndpoint(kernel, hosts=hosts, origins=origins), handshake)
     settings = handle._startup.settings()
     # Python's collector stays off while a read's answer is copied and written (catalog).
     mcp_app = collections_after_response(mcp_app)
-    # A big answer's JSON goes into the body in pieces, never encoded whole by the SDK (spliced.py).
+    # A big answer's JSON goes into the body in pieces, never encoded whole (spliced.py).
     mcp_app = written_in_pieces(mcp_app)
     # The attach helper's own paths first (exact matches), then the MCP endpoint's wire rules.
     routes = handle._routes if handle._routes is not None else _Routes(None)
@@ -609,13 +585,10 @@ def _http_app(handle: ProbeHandle, server: Any, *, port: int, token: str, catalo
     return guard
 
 
-def _start_http(
-    probe: Probe, server: Any, *, tier: Tier, port: int, token: str, catalog: ToolCatalog | None = None
-) -> ProbeHandle:
-    """A server for a probe already attached, serving ``server`` (the SDK's low-level Server made by
-    the caller with ``toolserver.build_server``: the benchmarks add tools of their own), or
-    ``catalog`` as ``start()`` serves its own (``server`` None); returns once it accepts. Not
-    ``start()``: no manifest, and it is not the process's active probe."""
+def _start_http(probe: Probe, catalog: ToolCatalog, *, tier: Tier, port: int, token: str) -> ProbeHandle:
+    """A server for a probe already attached, serving ``catalog`` as ``start()`` serves its own (the
+    benchmarks add tools of their own); returns once it accepts. Not ``start()``: no manifest, and
+    it is not the process's active probe."""
     startup = Startup.attached(probe)
     sock = _listening_socket(port)
     bound = sock.getsockname()[1]
@@ -623,7 +596,7 @@ def _start_http(
 
     def build() -> Any:
         handle._tools_made.set()
-        return _http_app(handle, server, port=bound, token=token, catalog=catalog)
+        return _http_app(handle, port=bound, token=token, catalog=catalog)
 
     runner = _Runner(build, sock)
     url = f"http://{LOOPBACK}:{bound}{MCP_PATH}"
@@ -746,7 +719,7 @@ async def _refuse(
 class _Runner:
     """uvicorn on its own thread and event loop, serving an already-bound socket.
 
-    ``build`` answers the ASGI app on that thread first (importing the SDK and making the tools'
+    ``build`` answers the ASGI app on that thread first (importing uvicorn and making the tools'
     schemas take longer than ``start()`` may: ``start()``'s is made on the start-up's thread and
     handed over, ``_Made``; None if the probe stopped first), then the accept loop begins.
     """

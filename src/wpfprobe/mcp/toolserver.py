@@ -1,5 +1,9 @@
 """The tool catalog (catalog.py) served by the official SDK's low-level ``Server``.
 
+No longer what the app serves (its kernel does, over HTTP and stdio, with no SDK): this
+is the reference the kernel's twin tests and the wire comparisons run against
+(tests/unit/kernel_twin.py, test_httpserve.py, test_handshake.py).
+
 Everything about tools lives in ``ToolCatalog``, which knows no SDK; this module is
 the boundary: two handlers turn the catalog's dicts into the SDK's types (tools/list,
 tools/call with progress from the request's context), a ``subscriptions/listen``
