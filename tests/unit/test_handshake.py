@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from test_httpserve import HOSTS, ORIGINS, Answer, Client, FakeCatalog, call, events, with_header
+from test_httpserve import HOSTS, ORIGINS, Answer, Client, FakeCatalog, call, events, sdk_app, with_header
 
 from wpfprobe.mcp import httpwire
 from wpfprobe.mcp.handshake import HandshakeEndpoint
@@ -40,22 +40,11 @@ class Pair:
 
 @contextlib.asynccontextmanager
 async def pair() -> AsyncIterator[Pair]:
-    from mcp.server.transport_security import TransportSecuritySettings
-
     from wpfprobe.core.version import __version__
     from wpfprobe.mcp.catalog import INSTRUCTIONS
-    from wpfprobe.mcp.toolserver import ToolServer
 
-    served = ToolServer(None, tier="read")
+    served, sdk = sdk_app()
     server = served.server
-    sdk = server.streamable_http_app(
-        streamable_http_path="/mcp",
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=HOSTS, allowed_origins=ORIGINS
-        ),
-        session_idle_timeout=300,
-        max_sessions=64,
-    )
     catalog = FakeCatalog(served.catalog.list_tools())
     kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
     endpoint = HandshakeEndpoint(kernel, hosts=HOSTS, origins=ORIGINS, max_body=MAX_BODY)

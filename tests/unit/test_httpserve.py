@@ -84,17 +84,15 @@ class Apps:
         self.sdk, self.ours, self.catalog, self.kernel = sdk, ours, catalog, kernel
 
 
-@contextlib.asynccontextmanager
-async def apps() -> AsyncIterator[Apps]:
+def sdk_app() -> tuple[Any, Any]:
+    """Today's ToolServer and the SDK's streamable HTTP app over it, as server.py mounted it
+    before the kernel served HTTP: the reference both eras' endpoints are compared with."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from wpfprobe.core.version import __version__
-    from wpfprobe.mcp.catalog import INSTRUCTIONS
     from wpfprobe.mcp.toolserver import ToolServer
 
     served = ToolServer(None, tier="read")
-    server = served.server
-    sdk = server.streamable_http_app(
+    sdk = served.server.streamable_http_app(
         streamable_http_path="/mcp",
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=HOSTS, allowed_origins=ORIGINS
@@ -102,6 +100,16 @@ async def apps() -> AsyncIterator[Apps]:
         session_idle_timeout=300,
         max_sessions=64,
     )
+    return served, sdk
+
+
+@contextlib.asynccontextmanager
+async def apps() -> AsyncIterator[Apps]:
+    from wpfprobe.core.version import __version__
+    from wpfprobe.mcp.catalog import INSTRUCTIONS
+
+    served, sdk = sdk_app()
+    server = served.server
     catalog = FakeCatalog(served.catalog.list_tools())
     kernel = Kernel(catalog, version=__version__, instructions=INSTRUCTIONS)
     ours = EraRouter(ModernEndpoint(kernel, hosts=HOSTS, origins=ORIGINS), sdk)
