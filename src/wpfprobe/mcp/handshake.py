@@ -45,13 +45,13 @@ import datetime as _dt
 import json
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import MutableMapping, Sequence
 from typing import Any, Final
 
 import pydantic_core
 
 from wpfprobe.mcp import jsonrpc
-from wpfprobe.mcp.httpserve import _body, _HungUp, _plain, _refusal
+from wpfprobe.mcp.httpserve import Message, Receive, Scope, Send, _body, _HungUp, _plain, _refusal
 from wpfprobe.mcp.jsonrpc import RequestId, correlation_key
 from wpfprobe.mcp.protocol import Kernel, Session
 
@@ -59,10 +59,6 @@ __all__ = ["IDLE_TIMEOUT", "MAX_SESSIONS", "PING_INTERVAL", "HandshakeEndpoint"]
 
 log = logging.getLogger("wpfprobe.wire")
 
-Message = dict[str, Any]
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
 IDLE_TIMEOUT: Final = 300.0
