@@ -8,6 +8,7 @@ low-level ``Server`` whose handlers call the same fake catalog (results, progres
 :func:`run_kernel` drives the kernel alone, for rules the SDK's stdio kernel cannot show.
 """
 
+import abc
 import asyncio
 import contextvars
 import json
@@ -101,16 +102,17 @@ class FakeCatalog:
 # --- the two drivers: the same script, the kernel's transcript and the SDK's ---------------------------
 
 
-class Wire:
-    """One connection as a client sees it: messages in, messages out in order."""
+class Wire(abc.ABC):
+    """One connection as a client sees it: messages in, messages out in order. KernelWire and
+    SdkWire say how a message reaches their server."""
 
     def __init__(self) -> None:
         self.out: asyncio.Queue[Message] = asyncio.Queue()
         self.transcript: list[Message] = []
 
+    @abc.abstractmethod
     async def post(self, message: Message) -> None:
         """The client sends ``message``."""
-        raise NotImplementedError
 
     async def next(self) -> Message:
         message = await asyncio.wait_for(self.out.get(), DEADLINE)
