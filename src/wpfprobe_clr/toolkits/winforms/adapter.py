@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from System.Windows.Forms import Control, Form
-
 from wpfprobe.core.convert import Converted, EnumSpec
 from wpfprobe.core.protocol import (
     ActionKind,
@@ -46,6 +44,7 @@ from wpfprobe.core.protocol import (
 from wpfprobe_clr import _hooks
 from wpfprobe_clr._ui_thread import exception_identity
 from wpfprobe_clr.net.derived import DerivedHandle, call, handle_of, is_a
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms import (
     actions,
     bindings,
@@ -61,6 +60,8 @@ from wpfprobe_clr.toolkits.winforms import (
 )
 from wpfprobe_clr.toolkits.winforms.kinds import KindTable
 
+WF = clr_namespace("System.Windows.Forms")
+
 
 class WinFormsAdapter:
     toolkit = "winforms"
@@ -74,7 +75,7 @@ class WinFormsAdapter:
         # The app hands its own form over (still alive in Python): from here on it is
         # held only in .NET, so a form whose class is written in Python stays usable.
         main = handle_of(main)
-        form = call(main, "FindForm") if not is_a(main, Form) and is_a(main, Control) else main
+        form = call(main, "FindForm") if not is_a(main, WF.Form) and is_a(main, WF.Control) else main
         self._main: Any = form if type(form) is DerivedHandle else WeakReference(form)
         self._type_names = tree.TypeNames()
         self._kinds = KindTable()
@@ -126,7 +127,7 @@ class WinFormsAdapter:
 
     def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int, watch: bool = False) -> Walk | None:
         registry = getattr(objects, "registry", None)
-        if registry is None or not is_a(root, Control):
+        if registry is None or not is_a(root, WF.Control):
             return None  # ids that are not the .NET registry's (a test's table), or no control to walk
         if not walker.ready():
             return None  # not compiled (yet): the engine reads this snapshot itself

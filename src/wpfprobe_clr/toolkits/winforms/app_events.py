@@ -30,11 +30,13 @@ from __future__ import annotations
 from typing import Any
 
 from System.Threading import ThreadExceptionEventHandler
-from System.Windows.Forms import Application
 
 from wpfprobe.core import app_events
 from wpfprobe_clr._app_events import describe, install_appdomain_hook, install_python_thread_hook
 from wpfprobe_clr._hooks import SHARED
+from wpfprobe_clr.net.lazy import clr_namespace
+
+WF = clr_namespace("System.Windows.Forms")
 
 
 def install(*, catch: bool) -> list[str]:
@@ -52,10 +54,10 @@ def install(*, catch: bool) -> list[str]:
                 pass
 
         handler = ThreadExceptionEventHandler(on_thread_exception)
-        Application.ThreadException += handler
+        WF.Application.ThreadException += handler
 
         def unhook() -> None:
-            Application.ThreadException -= handler
+            WF.Application.ThreadException -= handler
             store.forget_hook("thread-exception")
 
         SHARED.added(unhook)

@@ -14,19 +14,22 @@ binding is held weakly until then), and a later attach hooks the bindings again.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import clr
 from System import WeakReference
 from System.ComponentModel import TypeDescriptor
-from System.Windows.Forms import Application, Binding, BindingCompleteEventHandler, BindingSource, Control
 
 from wpfprobe.core.protocol import BindingDescription, BindingErrorRecord, PropertyDescriptor
 from wpfprobe_clr._binding_errors import BindingErrorStore, WeakKeys
 from wpfprobe_clr._hooks import SHARED
 from wpfprobe_clr._values import type_full_name
 from wpfprobe_clr.net.derived import call, get, has_member, is_a, members_of
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.values import plain
+
+WF = clr_namespace("System.Windows.Forms")
 
 _ERRORS = BindingErrorStore()
 _keys: WeakKeys | None = None
@@ -79,10 +82,10 @@ def hook_bindings() -> None:
 
     Bindings made later are hooked when the probe first looks at their control.
     """
-    stack: list[Any] = members_of(Application.OpenForms)
+    stack: list[Any] = members_of(WF.Application.OpenForms)
     while stack:
         control = stack.pop()
-        if is_a(control, Control):
+        if is_a(control, WF.Control):
             _bindings_of(control)
             stack.extend(members_of(control.Controls))
 
@@ -138,7 +141,7 @@ def _element_key(element: Any) -> str:
 
 def _bindings_of(element: Any) -> list[Any]:
     """The control's bindings, each hooked for errors the first time it is seen."""
-    collection = getattr(element, "DataBindings", None) if is_a(element, Control) else None
+    collection = getattr(element, "DataBindings", None) if is_a(element, WF.Control) else None
     if collection is None or not collection.Count:
         return []
     found = list(collection)
@@ -147,7 +150,11 @@ def _bindings_of(element: Any) -> list[Any]:
     return found
 
 
-_BINDING_COMPLETE = clr.GetClrType(Binding).GetEvent("BindingComplete")
+@cache
+def _binding_complete() -> Any:
+    return clr.GetClrType(WF.Binding).GetEvent("BindingComplete")
+
+
 _handler: Any = None
 
 
@@ -159,16 +166,16 @@ def _hook(binding: Any) -> None:
     if _hooked.known(binding) is None:
         _hooked.key(binding)
         if _handler is None:
-            _handler = BindingCompleteEventHandler(_on_binding_complete)
+            _handler = WF.BindingCompleteEventHandler(_on_binding_complete)
         # Through EventInfo, not ``+=``: pythonnet's table of += handlers would keep the binding
         # (and its control, its form) alive; the delegate is one, so it comes off as it went on.
-        _BINDING_COMPLETE.AddEventHandler(binding, _handler)
+        _binding_complete().AddEventHandler(binding, _handler)
         ref, handler = WeakReference(binding), _handler
 
         def unhook() -> None:
             target = ref.Target
             if target is not None:
-                _BINDING_COMPLETE.RemoveEventHandler(target, handler)
+                _binding_complete().RemoveEventHandler(target, handler)
 
         SHARED.added(unhook)
 
@@ -238,7 +245,7 @@ def _no_current_item(binding: Any) -> str | None:
 def _describe_source(source: Any) -> str | None:
     if source is None:
         return None
-    if is_a(source, BindingSource):
+    if is_a(source, WF.BindingSource):
         inner = _describe_source(get(source, "DataSource")) or "nothing"
         member = str(source.DataMember or "")
         over = f"{inner}, DataMember {member!r}" if member else inner

@@ -13,35 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from System.Drawing import Point
-from System.Windows.Forms import (
-    Application,
-    CheckBox,
-    ComboBox,
-    ComboBoxStyle,
-    Control,
-    DataGridView,
-    GetChildAtPointSkip,
-    ListBox,
-    ListView,
-    NumericUpDown,
-    RadioButton,
-    SystemInformation,
-    TabControl,
-    TextBoxBase,
-    ToolStrip,
-    ToolStripComboBox,
-    ToolStripItem,
-    ToolStripMenuItem,
-    TreeView,
-)
-
 from wpfprobe.core.protocol import ActionKind, Blocker, InputMode
 from wpfprobe_clr.net.derived import call, get, is_a, members_of, same
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.items import menus
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
 from wpfprobe_clr.toolkits.winforms.tree import click_point, describe_element, form_of
+
+Drawing = clr_namespace("System.Drawing")
+WF = clr_namespace("System.Windows.Forms")
 
 
 def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None:
@@ -58,7 +39,7 @@ def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None
     modal = _modal_over(element)
     if modal is not None:
         return Blocker("modal", f"The modal dialog {describe_element(modal)} is open.", modal)
-    if is_a(element, ToolStripItem):
+    if is_a(element, WF.ToolStripItem):
         found = _menu_blocker(element, mode)
     else:
         found = _control_blocker(element, action)
@@ -71,25 +52,25 @@ def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None
 
 def _unsupported_reason(element: Any, action: ActionKind) -> str | None:
     if action == "type":
-        target = element.ComboBox if is_a(element, ToolStripComboBox) else element
-        if is_a(target, ComboBox) and target.DropDownStyle == ComboBoxStyle.DropDownList:
+        target = element.ComboBox if is_a(element, WF.ToolStripComboBox) else element
+        if is_a(target, WF.ComboBox) and target.DropDownStyle == WF.ComboBoxStyle.DropDownList:
             return "It is a drop-down list without a text box; choose an item with wpf_select."
-        if not is_a(target, (TextBoxBase, ComboBox, NumericUpDown)):
+        if not is_a(target, (WF.TextBoxBase, WF.ComboBox, WF.NumericUpDown)):
             return "It takes no typed text."
     elif action == "select":
-        target = element.ComboBox if is_a(element, ToolStripComboBox) else element
-        if not is_a(target, (ListBox, ComboBox, TabControl, ListView, TreeView, DataGridView)):
+        target = element.ComboBox if is_a(element, WF.ToolStripComboBox) else element
+        if not is_a(target, (WF.ListBox, WF.ComboBox, WF.TabControl, WF.ListView, WF.TreeView, WF.DataGridView)):
             return "It has no items to select."
     elif action == "toggle":
-        if not is_a(element, (CheckBox, RadioButton, ToolStripMenuItem)):
+        if not is_a(element, (WF.CheckBox, WF.RadioButton, WF.ToolStripMenuItem)):
             return "It is not a check box, radio button or checkable menu item."
-    elif action in ("focus", "keys") and not is_a(element, (Control, ToolStripItem)):
+    elif action in ("focus", "keys") and not is_a(element, (WF.Control, WF.ToolStripItem)):
         return "It cannot take keyboard focus."
     return None
 
 
 def _control_blocker(element: Any, action: ActionKind) -> Blocker | None:
-    if not is_a(element, Control):
+    if not is_a(element, WF.Control):
         return None
     if not element.Visible:
         return Blocker("hidden", "It, or a container it is in, is not visible.")
@@ -97,7 +78,7 @@ def _control_blocker(element: Any, action: ActionKind) -> Blocker | None:
         return Blocker("disabled", "It, or a container it is in, is disabled.")
     if element.Width <= 0 or element.Height <= 0:
         return Blocker("zero-size", f"Its size is {element.Width}x{element.Height}.")
-    if action == "type" and is_a(element, TextBoxBase) and element.ReadOnly:
+    if action == "type" and is_a(element, WF.TextBoxBase) and element.ReadOnly:
         return Blocker("read-only", "It is a read-only text box.")
     return None
 
@@ -183,7 +164,7 @@ def _legacy_menu_blocker(element: Any, action: ActionKind, mode: InputMode) -> B
 
 def _modal_over(element: Any) -> Any | None:
     form = form_of(element)
-    for other in members_of(Application.OpenForms):
+    for other in members_of(WF.Application.OpenForms):
         if other.IsDisposed or not other.Visible or not other.Modal:
             continue
         if form is None or same(other, form) or _owned_by(form, other):
@@ -207,7 +188,7 @@ def _owned_by(form: Any, owner: Any) -> bool:
 def _pointer_blocker(element: Any, mode: InputMode) -> Blocker | None:
     point = click_point(element)
     if point is None:
-        if is_a(element, ToolStripItem) and mode != "os":
+        if is_a(element, WF.ToolStripItem) and mode != "os":
             return None  # PerformClick reaches an item in a closed drop-down
         return Blocker("offscreen", "It has no position on screen.")
     return _point_blocker(element, point, mode)
@@ -215,7 +196,7 @@ def _pointer_blocker(element: Any, mode: InputMode) -> Blocker | None:
 
 def _point_blocker(element: Any, point: tuple[int, int], mode: InputMode) -> Blocker | None:
     """The point must be on a screen, and ``element`` (or a part of it) the topmost thing there."""
-    screen = SystemInformation.VirtualScreen
+    screen = WF.SystemInformation.VirtualScreen
     x, y = point
     if not (screen.X <= x < screen.X + screen.Width and screen.Y <= y < screen.Y + screen.Height):
         return Blocker("offscreen", f"Its centre ({x}, {y}) is outside the screen.")
@@ -236,9 +217,9 @@ def _point_blocker(element: Any, point: tuple[int, int], mode: InputMode) -> Blo
 
 def _clipped_by(element: Any, x: int, y: int) -> Any | None:
     """The nearest container whose client area does not hold the screen point, if any."""
-    container = get(element, "Owner") if is_a(element, ToolStripItem) else get(element, "Parent")
-    while container is not None and is_a(container, Control):
-        if not container.ClientRectangle.Contains(container.PointToClient(Point(x, y))):
+    container = get(element, "Owner") if is_a(element, WF.ToolStripItem) else get(element, "Parent")
+    while container is not None and is_a(container, WF.Control):
+        if not container.ClientRectangle.Contains(container.PointToClient(Drawing.Point(x, y))):
             return container
         container = get(container, "Parent")
     return None
@@ -246,19 +227,19 @@ def _clipped_by(element: Any, x: int, y: int) -> Any | None:
 
 def _hit(element: Any, x: int, y: int) -> Any | None:
     """The topmost control (or tool strip item) under a screen point, within the element's window."""
-    owner = get(element, "Owner") if is_a(element, ToolStripItem) else element
-    root = get(owner, "TopLevelControl") if is_a(owner, Control) else None
+    owner = get(element, "Owner") if is_a(element, WF.ToolStripItem) else element
+    root = get(owner, "TopLevelControl") if is_a(owner, WF.Control) else None
     if root is None:
         return None
     current = root
-    skip = GetChildAtPointSkip.Invisible
+    skip = WF.GetChildAtPointSkip.Invisible
     while True:
-        child = call(current, "GetChildAtPoint", current.PointToClient(Point(x, y)), skip)
+        child = call(current, "GetChildAtPoint", current.PointToClient(Drawing.Point(x, y)), skip)
         if child is None:
             break
         current = child
-    if is_a(current, ToolStrip):
-        item = call(current, "GetItemAt", current.PointToClient(Point(x, y)))
+    if is_a(current, WF.ToolStrip):
+        item = call(current, "GetItemAt", current.PointToClient(Drawing.Point(x, y)))
         if item is not None:
             return item
     return current
@@ -267,6 +248,6 @@ def _hit(element: Any, x: int, y: int) -> Any | None:
 def _is_self_or_descendant(element: Any, hit: Any) -> bool:
     if same(element, hit):
         return True
-    if is_a(element, Control) and is_a(hit, Control):
+    if is_a(element, WF.Control) and is_a(hit, WF.Control):
         return bool(call(element, "Contains", hit))
     return False

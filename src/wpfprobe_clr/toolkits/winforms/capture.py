@@ -18,14 +18,15 @@ import threading
 from functools import partial
 from typing import Any
 
-from System.Drawing import Bitmap, Graphics, Rectangle, Size
-from System.Drawing.Imaging import ImageLockMode, PixelFormat
-from System.Windows.Forms import Form, SystemInformation
-
 from wpfprobe.core.errors import ElementNotRenderableError
 from wpfprobe.core.protocol import Bounds, Capture
 from wpfprobe_clr.net.derived import get, is_a
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.tree import bounds, state
+
+Drawing = clr_namespace("System.Drawing")
+Imaging = clr_namespace("System.Drawing.Imaging")
+WF = clr_namespace("System.Windows.Forms")
 
 
 def capture(element: Any) -> Capture:
@@ -41,7 +42,7 @@ def capture(element: Any) -> Capture:
             suggestion="Capture a visible element with a size, or its window.",
             detail={"bounds": None if box is None else [box.x, box.y, box.width, box.height]},
         )
-    screen = SystemInformation.VirtualScreen
+    screen = WF.SystemInformation.VirtualScreen
     left, top = max(box.x, int(screen.X)), max(box.y, int(screen.Y))
     right = min(box.x + box.width, int(screen.X) + int(screen.Width))
     bottom = min(box.y + box.height, int(screen.Y) + int(screen.Height))
@@ -65,14 +66,16 @@ def _copy_screen(left: int, top: int, width: int, height: int) -> Capture:
 
 def _copy_locked(left: int, top: int, width: int, height: int) -> Capture:
     # Mono's DrawToBitmap leaves children unpainted, so copy the screen instead.
-    bmp = Bitmap(width, height, PixelFormat.Format32bppArgb)
+    bmp = Drawing.Bitmap(width, height, Imaging.PixelFormat.Format32bppArgb)
     try:
-        g = Graphics.FromImage(bmp)
+        g = Drawing.Graphics.FromImage(bmp)
         try:
-            g.CopyFromScreen(left, top, 0, 0, Size(width, height))
+            g.CopyFromScreen(left, top, 0, 0, Drawing.Size(width, height))
         finally:
             g.Dispose()
-        data = bmp.LockBits(Rectangle(0, 0, width, height), ImageLockMode.ReadOnly, PixelFormat.Format32bppArgb)
+        data = bmp.LockBits(
+            Drawing.Rectangle(0, 0, width, height), Imaging.ImageLockMode.ReadOnly, Imaging.PixelFormat.Format32bppArgb
+        )
         try:
             import ctypes  # noqa: PLC0415
 
@@ -86,7 +89,7 @@ def _copy_locked(left: int, top: int, width: int, height: int) -> Capture:
 
 
 def _capture_rect(element: Any) -> Bounds | None:
-    if is_a(element, Form) and get(element, "Parent") is None and not sys.platform.startswith("win"):
+    if is_a(element, WF.Form) and get(element, "Parent") is None and not sys.platform.startswith("win"):
         # Mono's Form.Bounds includes a frame that only a window manager draws;
         # the client area is where the pixels certainly are.
         r = element.RectangleToScreen(element.ClientRectangle)

@@ -13,14 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from System import Action
-from System.Windows.Forms import Control, Form
 
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe_clr._hooks import take_off_left
 from wpfprobe_clr._ui_thread import UiThread
 from wpfprobe_clr.net.derived import call, handle_of, is_a
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.adapter import WinFormsAdapter
 from wpfprobe_clr.toolkits.winforms.ui_loop import Marshal, marshal_control
+
+WF = clr_namespace("System.Windows.Forms")
 
 
 def connect(
@@ -30,7 +32,7 @@ def connect(
     if it was made on the UI thread already (``ui_loop.ui_thread_marshal``), else made there by a
     call that waits up to ``first_wait`` seconds (``timeout`` if None) for a busy UI thread."""
     app = handle_of(app)  # a form or control whose class is written in Python is held in .NET from here on
-    form = call(app, "FindForm") if not is_a(app, Form) and is_a(app, Control) else app
+    form = call(app, "FindForm") if not is_a(app, WF.Form) and is_a(app, WF.Control) else app
     if form is None:
         raise AppNotAvailableError(
             "The control is not on a form yet.",

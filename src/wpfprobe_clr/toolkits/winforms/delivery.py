@@ -15,10 +15,12 @@ from typing import Any
 import clr
 from System import Array, IntPtr, Object
 from System.Reflection import BindingFlags
-from System.Windows.Forms import Control, Keys, Message
 
 from wpfprobe.core.protocol import KeyChord
 from wpfprobe_clr.net.derived import DerivedHandle, invoke
+from wpfprobe_clr.net.lazy import clr_namespace
+
+WF = clr_namespace("System.Windows.Forms")
 
 _WM_KEYDOWN = 0x0100
 _WM_KEYUP = 0x0101
@@ -36,8 +38,8 @@ def press(control: Any, chord: KeyChord) -> None:
     """One key press as the message loop delivers it: command keys, dialog keys, then the control."""
     code = _key_code(chord.key)
     modifiers = _modifier_keys(chord.modifiers)
-    data = Keys(int(code) | int(modifiers))
-    message = Message.Create(control.Handle, _WM_KEYDOWN, IntPtr(int(code)), IntPtr.Zero)
+    data = WF.Keys(int(code) | int(modifiers))
+    message = WF.Message.Create(control.Handle, _WM_KEYDOWN, IntPtr(int(code)), IntPtr.Zero)
     # ProcessCmdKey and ProcessDialogKey take the modifiers as data: the
     # message loop would read them from the real keyboard, which the probe
     # does not press. Menu shortcuts, Tab, Enter (AcceptButton) live here.
@@ -55,15 +57,15 @@ def press(control: Any, chord: KeyChord) -> None:
 
 def _key_code(name: str) -> Any:
     if len(name) == 1 and name.isdigit():
-        return getattr(Keys, f"D{name}")
-    return getattr(Keys, _KEY_NAMES.get(name, name))
+        return getattr(WF.Keys, f"D{name}")
+    return getattr(WF.Keys, _KEY_NAMES.get(name, name))
 
 
 def _modifier_keys(modifiers: tuple[str, ...]) -> Any:
     value = 0
     for m in modifiers:
-        value |= int({"ctrl": Keys.Control, "shift": Keys.Shift, "alt": Keys.Alt, "meta": Keys.LWin}[m])
-    return Keys(value)
+        value |= int({"ctrl": WF.Keys.Control, "shift": WF.Keys.Shift, "alt": WF.Keys.Alt, "meta": WF.Keys.LWin}[m])
+    return WF.Keys(value)
 
 
 def _char_of(chord: KeyChord) -> str | None:
@@ -87,7 +89,7 @@ def protected(control: Any, name: str, *args: Any) -> Any:
     if method is None:
         candidates = [
             m
-            for m in clr.GetClrType(Control).GetMethods(_INSTANCE)
+            for m in clr.GetClrType(WF.Control).GetMethods(_INSTANCE)
             if m.Name == name and len(m.GetParameters()) == arity
         ]
         if not candidates:
@@ -101,4 +103,4 @@ def protected(control: Any, name: str, *args: Any) -> Any:
 
 def deliver(control: Any, msg: int, wparam: int) -> None:
     """Hand one window message to the control's own WndProc, as dispatching it would."""
-    protected(control, "WndProc", Message.Create(control.Handle, msg, IntPtr(wparam), IntPtr.Zero))
+    protected(control, "WndProc", WF.Message.Create(control.Handle, msg, IntPtr(wparam), IntPtr.Zero))

@@ -24,20 +24,22 @@ from __future__ import annotations
 from typing import Any
 
 from System import Int32
-from System.Drawing import Bitmap, Graphics, Size
-from System.Windows.Forms import Appearance, ListView, TextFormatFlags, TextRenderer, ToolStripItem
 
 from wpfprobe.core.protocol import Bounds, DiagnosticFacts
 from wpfprobe_clr.net.derived import get, is_a
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.kinds import Kind, KindTable
 from wpfprobe_clr.toolkits.winforms.tree import client_origin, walk_bounds
+
+Drawing = clr_namespace("System.Drawing")
+WF = clr_namespace("System.Windows.Forms")
 
 
 def diagnostic_facts(element: Any, memo: dict[Any, Any], kinds: KindTable) -> DiagnosticFacts:
     kind = kinds.of(element)
     if not kind.control:
         # Menu and tool strip items: their strip lays them out, Tab never stops on them.
-        owner = get(element, "Owner") if is_a(element, ToolStripItem) else None
+        owner = get(element, "Owner") if is_a(element, WF.ToolStripItem) else None
         return DiagnosticFacts(bounds=walk_bounds(element, owner, memo), zero_size_expected=kind.separator)
     parent = get(element, "Parent")
     bounds = walk_bounds(element, parent, memo)
@@ -54,7 +56,7 @@ def diagnostic_facts(element: Any, memo: dict[Any, Any], kinds: KindTable) -> Di
     virtualized: bool | None = None
     if kind.items == "virtual-mode":  # ListView, DataGridView
         virtualized = bool(element.VirtualMode)
-        if is_a(element, ListView):
+        if is_a(element, WF.ListView):
             item_count = int(element.VirtualListSize) if virtualized else int(element.Items.Count)
         else:
             item_count = int(element.RowCount)
@@ -106,7 +108,7 @@ def _text_fit(
     width = int(client.Width) - int(padding.Horizontal)
     height = int(client.Height) - int(padding.Vertical)
     wraps = True
-    if kind.text == "button" or (kind.text == "check" and element.Appearance == Appearance.Button):
+    if kind.text == "button" or (kind.text == "check" and element.Appearance == WF.Appearance.Button):
         width -= 2 * _BUTTON_INSET
         height -= 2 * _BUTTON_INSET
     elif kind.text == "check":
@@ -122,9 +124,9 @@ def _text_fit(
         # No glyph is wider than a line is high: it plainly fits. Measuring costs about
         # 1 ms a call on Mono, so only captions that might not fit are measured.
         return None
-    flags = TextFormatFlags.NoPadding
+    flags = WF.TextFormatFlags.NoPadding
     if kind.text != "group" and not bool(element.UseMnemonic):
-        flags |= TextFormatFlags.NoPrefix
+        flags |= WF.TextFormatFlags.NoPrefix
     one_line = _measure(memo, text, font, _UNBOUNDED, flags)
     if kind.text == "group":
         height = one_line[1]  # the caption sits on the border: only its width can run out
@@ -132,7 +134,7 @@ def _text_fit(
     size = one_line
     # Wrapping only matters when one line does not fit (and costs a second measurement).
     if wraps and (one_line[0] > room[0] or one_line[1] > room[1]):
-        size = _measure(memo, text, font, max(room[0], 1), flags | TextFormatFlags.WordBreak)
+        size = _measure(memo, text, font, max(room[0], 1), flags | WF.TextFormatFlags.WordBreak)
     ellipsis = kind.text != "group" and bool(element.AutoEllipsis)
     return room, size, one_line, ellipsis
 
@@ -148,7 +150,7 @@ def _measure(memo: dict[Any, Any], text: str, font: Any, width: int, flags: Any)
     if found is None:
         context = memo.get("text-context")
         if context is None:
-            context = memo["text-context"] = Graphics.FromImage(Bitmap(1, 1))
-        size = TextRenderer.MeasureText(context, text, font, Size(width, _UNBOUNDED), flags)
+            context = memo["text-context"] = Drawing.Graphics.FromImage(Drawing.Bitmap(1, 1))
+        size = WF.TextRenderer.MeasureText(context, text, font, Drawing.Size(width, _UNBOUNDED), flags)
         found = memo[key] = (int(size.Width), int(size.Height))
     return found

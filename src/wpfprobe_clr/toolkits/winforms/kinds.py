@@ -13,43 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from System.Windows.Forms import (
-    ButtonBase,
-    CheckBox,
-    ComboBox,
-    Control,
-    DataGridView,
-    DateTimePicker,
-    FlowLayoutPanel,
-    Form,
-    GroupBox,
-    Label,
-    ListBox,
-    ListView,
-    MaskedTextBox,
-    Panel,
-    RadioButton,
-    ScrollableControl,
-    SplitContainer,
-    TabControl,
-    TableLayoutPanel,
-    TextBox,
-    TextBoxBase,
-    ToolStripSeparator,
-    TrackBar,
-    TreeView,
-    UpDownBase,
-    UserControl,
-)
-
 from wpfprobe_clr.net.derived import DerivedHandle, is_a
+from wpfprobe_clr.net.lazy import clr_namespace
 
-try:  # MainMenu/MenuItem exist on .NET Framework and Mono, not on .NET Core 3.1+.
-    from System.Windows.Forms import Menu as _Menu
-
-    _MENU_TYPES: tuple[type, ...] = (_Menu,)
-except ImportError:  # pragma: no cover - depends on the runtime
-    _MENU_TYPES = ()
+WF = clr_namespace("System.Windows.Forms")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,20 +34,24 @@ class Kind:
 
 
 #: Containers whose children are the app's own controls (not a control's parts).
-_APP_CONTAINERS = (Form, Panel, GroupBox, TabControl, SplitContainer, UserControl)
+def _app_containers() -> tuple[Any, ...]:
+    return (WF.Form, WF.Panel, WF.GroupBox, WF.TabControl, WF.SplitContainer, WF.UserControl)
+
+
 #: Controls a user types, picks or sets a value in: each needs a name a screen reader can say.
-_INPUT_TYPES = (
-    TextBoxBase,
-    ComboBox,
-    ListBox,
-    ListView,
-    TreeView,
-    UpDownBase,
-    TrackBar,
-    DateTimePicker,
-    CheckBox,
-    RadioButton,
-)
+def _input_types() -> tuple[Any, ...]:
+    return (
+        WF.TextBoxBase,
+        WF.ComboBox,
+        WF.ListBox,
+        WF.ListView,
+        WF.TreeView,
+        WF.UpDownBase,
+        WF.TrackBar,
+        WF.DateTimePicker,
+        WF.CheckBox,
+        WF.RadioButton,
+    )
 
 
 class KindTable:
@@ -95,32 +66,32 @@ class KindTable:
         key: Any = element.info if type(element) is DerivedHandle else type(element)
         kind = self._kinds.get(key)
         if kind is None:
-            container = is_a(element, _APP_CONTAINERS)
-            if is_a(element, (ListView, DataGridView)):
+            container = is_a(element, _app_containers())
+            if is_a(element, (WF.ListView, WF.DataGridView)):
                 items = "virtual-mode"
-            elif is_a(element, (ListBox, ComboBox)):
+            elif is_a(element, (WF.ListBox, WF.ComboBox)):
                 items = "native"
             else:
                 items = None
-            if is_a(element, Label):
+            if is_a(element, WF.Label):
                 text = "label"
-            elif is_a(element, (CheckBox, RadioButton)):
+            elif is_a(element, (WF.CheckBox, WF.RadioButton)):
                 text = "check"
-            elif is_a(element, ButtonBase):
+            elif is_a(element, WF.ButtonBase):
                 text = "button"
-            elif is_a(element, GroupBox):
+            elif is_a(element, WF.GroupBox):
                 text = "group"
             else:
                 text = None
             kind = Kind(
-                control=is_a(element, Control),
+                control=is_a(element, WF.Control),
                 container=container,
-                scrollable=container and is_a(element, ScrollableControl),
-                free_layout=container and not is_a(element, (FlowLayoutPanel, TableLayoutPanel, TabControl)),
-                input=is_a(element, _INPUT_TYPES),
-                names_itself=is_a(element, (CheckBox, RadioButton)),
-                label=is_a(element, Label),
-                separator=is_a(element, ToolStripSeparator),
+                scrollable=container and is_a(element, WF.ScrollableControl),
+                free_layout=container and not is_a(element, (WF.FlowLayoutPanel, WF.TableLayoutPanel, WF.TabControl)),
+                input=is_a(element, _input_types()),
+                names_itself=is_a(element, (WF.CheckBox, WF.RadioButton)),
+                label=is_a(element, WF.Label),
+                separator=is_a(element, WF.ToolStripSeparator),
                 items=items,
                 text=text,
             )
@@ -130,11 +101,13 @@ class KindTable:
 
 def is_menu(element: Any) -> bool:
     """A menu of the old kind (MainMenu, MenuItem, ContextMenu), on the runtimes that still have them."""
-    return bool(_MENU_TYPES) and is_a(element, _MENU_TYPES)
+    # MainMenu/MenuItem exist on .NET Framework and Mono, not on .NET Core 3.1+.
+    menu = WF.optional("Menu")
+    return menu is not None and is_a(element, menu)
 
 
 def is_password_box(element: Any) -> bool:
-    if is_a(element, (TextBox, MaskedTextBox)):
+    if is_a(element, (WF.TextBox, WF.MaskedTextBox)):
         return str(element.PasswordChar) not in ("", "\x00") or bool(element.UseSystemPasswordChar)
     return False
 

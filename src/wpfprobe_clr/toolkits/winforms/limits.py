@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from System.Windows.Forms import Application, Control
-
 from wpfprobe.core.convert import Converted
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.protocol import PropertyDescriptor
 from wpfprobe_clr.net.derived import get, is_a, members_of
+from wpfprobe_clr.net.lazy import clr_namespace
+
+WF = clr_namespace("System.Windows.Forms")
 
 MAX_PIXELS = 32_767
 """The largest width or height a control may have (X11's signed 16-bit window geometry)."""
@@ -55,14 +56,14 @@ def check_value(prop: PropertyDescriptor, value: Converted) -> None:
 
 def oversized() -> str | None:
     """The name of a control in an open form that is now over MAX_PIXELS wide or tall, if any."""
-    pending = [f for f in members_of(Application.OpenForms) if not f.IsDisposed]
+    pending = [f for f in members_of(WF.Application.OpenForms) if not f.IsDisposed]
     seen = 0
     while pending:
         control = pending.pop()
         seen += 1
         if int(get(control, "Width")) > MAX_PIXELS or int(get(control, "Height")) > MAX_PIXELS:
             return str(get(control, "Name") or type(control).__name__)
-        pending.extend(c for c in members_of(get(control, "Controls")) if is_a(c, Control))
+        pending.extend(c for c in members_of(get(control, "Controls")) if is_a(c, WF.Control))
     return None
 
 

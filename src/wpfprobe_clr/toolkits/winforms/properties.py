@@ -19,7 +19,6 @@ from System import ArgumentException, Convert, Enum, Nullable
 from System.ComponentModel import TypeDescriptor
 from System.Globalization import CultureInfo
 from System.Reflection import TargetInvocationException
-from System.Windows.Forms import ButtonBase, Control, GroupBox, Label, ToolStripItem
 
 from wpfprobe.core.convert import Converted, EnumSpec, conversion_error
 from wpfprobe.core.errors import PropertyReadOnlyError
@@ -27,11 +26,14 @@ from wpfprobe.core.protocol import ItemRef, PropertyDescriptor, PropertyReading
 from wpfprobe_clr._build import build_value, enum_spec_of
 from wpfprobe_clr._values import to_plain, type_full_name
 from wpfprobe_clr.net.derived import call, has_member, is_a
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits._access_keys import strip_access_key
 from wpfprobe_clr.toolkits.winforms import items, limits
 from wpfprobe_clr.toolkits.winforms.bindings import binding_errors, binding_for
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu, is_password_box
 from wpfprobe_clr.toolkits.winforms.values import plain
+
+WF = clr_namespace("System.Windows.Forms")
 
 # A password box keeps its secret in these properties, whatever their names say.
 _PASSWORD_BOX_SECRETS = frozenset({"Text", "Lines", "SelectedText"})
@@ -41,10 +43,10 @@ _TEXT_FAST = object()
 
 def display_text(element: Any, raw: str) -> tuple[str, str | None]:
     """Captions that process mnemonics read without their "&": "Save &As" is "Save As", key A."""
-    if is_a(element, (ButtonBase, Label)):
+    if is_a(element, (WF.ButtonBase, WF.Label)):
         # UseMnemonic false draws the "&" as it is.
         return strip_access_key(raw, "&") if bool(element.UseMnemonic) else (raw, None)
-    if is_a(element, (ToolStripItem, GroupBox)) or is_menu(element):
+    if is_a(element, (WF.ToolStripItem, WF.GroupBox)) or is_menu(element):
         return strip_access_key(raw, "&")
     return raw, None
 
@@ -54,7 +56,7 @@ def text_property(element: Any) -> PropertyDescriptor | None:
     if item is not None:
         # What the owner draws for the item (a list's GetItemText, a cell's formatted value).
         return _fact_descriptor(items.Fact("Text", "System.String", item.text))
-    if is_a(element, (Control, ToolStripItem)) or is_menu(element):
+    if is_a(element, (WF.Control, WF.ToolStripItem)) or is_menu(element):
         if not has_member(element, "Text"):
             return None
         return PropertyDescriptor(

@@ -24,6 +24,7 @@ to a list, grid, tree view or old-style menu (their collections have no event).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import clr
@@ -31,22 +32,29 @@ from System import Array, Int32, Object, String, WeakReference
 from System.Collections.Generic import List
 from System.Reflection import EventInfo
 from System.Runtime.CompilerServices import ConditionalWeakTable
-from System.Windows.Forms import (
-    Control,
-    ControlEventArgs,
-    ControlEventHandler,
-    ToolStrip,
-    ToolStripDropDownItem,
-    ToolStripItemEventArgs,
-    ToolStripItemEventHandler,
-)
 
 from wpfprobe_clr._hooks import Hooks
 from wpfprobe_clr.net import bridge, derived, expr
 from wpfprobe_clr.net.derived import DerivedHandle
+from wpfprobe_clr.net.lazy import clr_namespace
 
-_CONTROL_EVENTS = (clr.GetClrType(Control).GetEvent("ControlAdded"), clr.GetClrType(Control).GetEvent("ControlRemoved"))
-_ITEM_EVENTS = (clr.GetClrType(ToolStrip).GetEvent("ItemAdded"), clr.GetClrType(ToolStrip).GetEvent("ItemRemoved"))
+WF = clr_namespace("System.Windows.Forms")
+
+
+@cache
+def _events(owner: str, added: str, removed: str) -> tuple[Any, Any]:
+    net_type = clr.GetClrType(getattr(WF, owner))
+    return net_type.GetEvent(added), net_type.GetEvent(removed)
+
+
+def _control_events() -> tuple[Any, Any]:
+    return _events("Control", "ControlAdded", "ControlRemoved")
+
+
+def _item_events() -> tuple[Any, Any]:
+    return _events("ToolStrip", "ItemAdded", "ItemRemoved")
+
+
 _ADD_HANDLER = clr.GetClrType(EventInfo).GetMethod("AddEventHandler")
 #: The hooked elements, listed weakly to take the handlers off again (``StructureWatch.unwatch_all``).
 TARGETS = List[WeakReference]
@@ -65,8 +73,8 @@ class StructureWatch:
         self._watched = WATCH_TABLE()
         self._targets = TARGETS()
         self._pruned_at = 0
-        self._on_control = self._counting(ControlEventHandler, ControlEventArgs)
-        self._on_item = self._counting(ToolStripItemEventHandler, ToolStripItemEventArgs)
+        self._on_control = self._counting(WF.ControlEventHandler, WF.ControlEventArgs)
+        self._on_item = self._counting(WF.ToolStripItemEventHandler, WF.ToolStripItemEventArgs)
         hooks.added(self.unwatch_all)
 
     def for_walk(self) -> tuple[Any, Any, Any, Any]:
@@ -104,31 +112,31 @@ class StructureWatch:
         """Hook ``element``'s child events once; False if its children can change without one."""
         if type(element) is DerivedHandle:
             return self._watch_derived(element)
-        if not isinstance(element, (Control, ToolStripDropDownItem)):
+        if not isinstance(element, (WF.Control, WF.ToolStripDropDownItem)):
             return True  # an item (ItemRef) or a menu: validated on use, see the module doc
         found, _ = self._watched.TryGetValue(element)
         if found:
             return True
-        if isinstance(element, ToolStrip):
-            self._hook(element, _ITEM_EVENTS, self._on_item)
-        if isinstance(element, Control):
-            self._hook(element, _CONTROL_EVENTS, self._on_control)
+        if isinstance(element, WF.ToolStrip):
+            self._hook(element, _item_events(), self._on_item)
+        if isinstance(element, WF.Control):
+            self._hook(element, _control_events(), self._on_control)
         elif element.HasDropDownItems:  # reading DropDown makes one: only where there are items
-            self._hook(element.DropDown, _ITEM_EVENTS, self._on_item)
+            self._hook(element.DropDown, _item_events(), self._on_item)
             self._targets.Add(WeakReference(element.DropDown))
-        if isinstance(element, Control):
+        if isinstance(element, WF.Control):
             self._targets.Add(WeakReference(element))
         self._watched.Add(element, "")
         return True
 
     def _watch_derived(self, element: DerivedHandle) -> bool:
-        if not element.is_a(Control):
+        if not element.is_a(WF.Control):
             return True  # a Python-defined component that is no control holds no children we walk
         if bridge.table_find(self._watched, element.ref) is not None:
             return True
-        hooks = [(event, self._on_control) for event in _CONTROL_EVENTS]
-        if element.is_a(ToolStrip):
-            hooks += [(event, self._on_item) for event in _ITEM_EVENTS]
+        hooks = [(event, self._on_control) for event in _control_events()]
+        if element.is_a(WF.ToolStrip):
+            hooks += [(event, self._on_item) for event in _item_events()]
         for event, handler in hooks:
             derived.invoke(_ADD_HANDLER, event, element, handler)
         # Its handle's own WeakReference: unwatch_all reads its target in .NET only.
@@ -174,31 +182,35 @@ def _build_unhook() -> Any:
     from System.Linq.Expressions import Expression  # noqa: PLC0415
 
     targets = expr.param(TARGETS, "targets")
-    on_control = expr.param(ControlEventHandler, "onControl")
-    on_item = expr.param(ToolStripItemEventHandler, "onItem")
+    on_control = expr.param(WF.ControlEventHandler, "onControl")
+    on_item = expr.param(WF.ToolStripItemEventHandler, "onItem")
     item = expr.variable(Object, "item")
     target = expr.variable(Object, "target")
-    control = expr.convert(target, Control)
-    strip = expr.convert(target, ToolStrip)
+    control = expr.convert(target, WF.Control)
+    strip = expr.convert(target, WF.ToolStrip)
     body = expr.block(
         [target],
         expr.assign(target, expr.prop(expr.convert(item, WeakReference), "Target")),
         Expression.IfThen(
-            expr.is_type(target, ToolStrip),
+            expr.is_type(target, WF.ToolStrip),
             expr.block(
                 [],
-                expr.call(strip, expr.method(ToolStrip, "remove_ItemAdded", ToolStripItemEventHandler), on_item),
-                expr.call(strip, expr.method(ToolStrip, "remove_ItemRemoved", ToolStripItemEventHandler), on_item),
+                expr.call(strip, expr.method(WF.ToolStrip, "remove_ItemAdded", WF.ToolStripItemEventHandler), on_item),
+                expr.call(
+                    strip, expr.method(WF.ToolStrip, "remove_ItemRemoved", WF.ToolStripItemEventHandler), on_item
+                ),
             ),
         ),
         Expression.IfThen(
-            expr.is_type(target, Control),
+            expr.is_type(target, WF.Control),
             expr.block(
                 [],
-                expr.call(control, expr.method(Control, "remove_ControlAdded", ControlEventHandler), on_control),
-                expr.call(control, expr.method(Control, "remove_ControlRemoved", ControlEventHandler), on_control),
+                expr.call(control, expr.method(WF.Control, "remove_ControlAdded", WF.ControlEventHandler), on_control),
+                expr.call(
+                    control, expr.method(WF.Control, "remove_ControlRemoved", WF.ControlEventHandler), on_control
+                ),
             ),
         ),
     )
-    action = Action[TARGETS, ControlEventHandler, ToolStripItemEventHandler]
+    action = Action[TARGETS, WF.ControlEventHandler, WF.ToolStripItemEventHandler]
     return expr.compile_lambda(action, expr.for_each(targets, item, body), targets, on_control, on_item)

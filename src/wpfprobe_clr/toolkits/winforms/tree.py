@@ -18,23 +18,14 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from System.Drawing import Point
-from System.Windows.Forms import (
-    Application,
-    CheckBox,
-    CheckState,
-    Control,
-    Form,
-    RadioButton,
-    ToolStrip,
-    ToolStripDropDownItem,
-    ToolStripItem,
-)
-
 from wpfprobe.core.protocol import Bounds, ElementState, Naming
 from wpfprobe_clr.net.derived import DerivedHandle, call, get, is_a, members_of, same, type_names
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms import items
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
+
+Drawing = clr_namespace("System.Drawing")
+WF = clr_namespace("System.Windows.Forms")
 
 
 class TypeNames:
@@ -62,7 +53,7 @@ def roots(main: Any | None) -> list[Any]:
     too, but it is a control inside its parent's tree: listed as a root as
     well, every search would meet it and its controls twice.
     """
-    forms = [f for f in members_of(Application.OpenForms) if not f.IsDisposed and get(f, "Parent") is None]
+    forms = [f for f in members_of(WF.Application.OpenForms) if not f.IsDisposed and get(f, "Parent") is None]
     ordered = []
     if main is not None and not main.IsDisposed:
         ordered.append(main)
@@ -74,14 +65,14 @@ def children(element: Any) -> list[Any]:
     item = items.item_of(element)
     if item is not None:
         return item.children(element)
-    if is_a(element, ToolStrip):
+    if is_a(element, WF.ToolStrip):
         return members_of(element.Items)
-    if is_a(element, Control):
+    if is_a(element, WF.Control):
         kids = members_of(element.Controls)
-        menu = getattr(element, "Menu", None) if is_a(element, Form) else None
+        menu = getattr(element, "Menu", None) if is_a(element, WF.Form) else None
         kids = [menu, *kids] if menu is not None else kids
         return kids + items.control_children(element)  # its items and context menus
-    if is_a(element, ToolStripDropDownItem):
+    if is_a(element, WF.ToolStripDropDownItem):
         # Reading DropDownItems creates the drop-down; ask first.
         return members_of(element.DropDownItems) if element.HasDropDownItems else []
     if is_menu(element):
@@ -93,10 +84,10 @@ def parent(element: Any) -> Any | None:
     item = items.item_of(element)
     if item is not None:
         return item.parent(element)
-    if is_a(element, Control):
+    if is_a(element, WF.Control):
         up = get(element, "Parent")
         return up if up is not None else items.detached_parent(element)
-    if is_a(element, ToolStripItem):
+    if is_a(element, WF.ToolStripItem):
         owner_item = get(element, "OwnerItem")
         return owner_item if owner_item is not None else get(element, "Owner")
     if is_menu(element):
@@ -141,11 +132,11 @@ def state(element: Any) -> ElementState:
     item = items.item_of(element)
     if item is not None:
         return item.state(element)
-    if is_a(element, Control):
+    if is_a(element, WF.Control):
         found = ElementState(
             bool(element.Visible), bool(element.Enabled), bool(element.Focused), checked=_checked(element)
         )
-    elif is_a(element, ToolStripItem):
+    elif is_a(element, WF.ToolStripItem):
         found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
     else:
         visible = getattr(element, "Visible", True)
@@ -156,33 +147,33 @@ def state(element: Any) -> ElementState:
 
 def _checked(control: Any) -> bool | None:
     """A check box's or radio button's check, as the user sees it; None for anything else (and a third state)."""
-    if is_a(control, CheckBox):
+    if is_a(control, WF.CheckBox):
         check = get(control, "CheckState")
-        return None if check == CheckState.Indeterminate else check == CheckState.Checked
-    if is_a(control, RadioButton):
+        return None if check == WF.CheckState.Indeterminate else check == WF.CheckState.Checked
+    if is_a(control, WF.RadioButton):
         return bool(get(control, "Checked"))
     return None
 
 
 def is_active_window(element: Any) -> bool:
-    active = get(Form, "ActiveForm")
+    active = get(WF.Form, "ActiveForm")
     return active is not None and same(active, element)
 
 
 def form_of(element: Any) -> Any | None:
     """The form an element is on, through the tool strip a menu item belongs to."""
-    if is_a(element, ToolStripItem):
+    if is_a(element, WF.ToolStripItem):
         owner = element
-        while is_a(owner, ToolStripItem) and (up := get(owner, "OwnerItem")) is not None:
+        while is_a(owner, WF.ToolStripItem) and (up := get(owner, "OwnerItem")) is not None:
             owner = up
-        strip = get(owner, "Owner") if is_a(owner, ToolStripItem) else None
+        strip = get(owner, "Owner") if is_a(owner, WF.ToolStripItem) else None
         if strip is None:
             return None
         host = strip if get(strip, "Parent") is not None else items.detached_parent(strip) or strip  # a context menu
         return call(host, "FindForm")
-    if is_a(element, Form):
+    if is_a(element, WF.Form):
         return element
-    if is_a(element, Control):
+    if is_a(element, WF.Control):
         return call(element, "FindForm")
     return items.owner_form(element)
 
@@ -194,7 +185,7 @@ def bounds(element: Any) -> Bounds | None:
     item = items.item_of(element)
     if item is not None:
         return item.bounds(element)
-    if is_a(element, Control):
+    if is_a(element, WF.Control):
         up = get(element, "Parent")
         if up is None:
             r = element.Bounds
@@ -203,7 +194,7 @@ def bounds(element: Any) -> Bounds | None:
         else:
             return None
         return Bounds(int(r.X), int(r.Y), int(r.Width), int(r.Height))
-    if is_a(element, ToolStripItem):
+    if is_a(element, WF.ToolStripItem):
         owner = get(element, "Owner")
         if owner is None or not owner.IsHandleCreated or not element.Visible:
             return None
@@ -227,7 +218,7 @@ def client_origin(control: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
     key = ("origin", control)
     if key not in memo:
         if control.IsHandleCreated:
-            p = control.PointToScreen(Point(0, 0))
+            p = control.PointToScreen(Drawing.Point(0, 0))
             memo[key] = (int(p.X), int(p.Y))
         else:
             memo[key] = None
@@ -236,9 +227,9 @@ def client_origin(control: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
 
 def walk_bounds(element: Any, parent: Any, memo: dict[Any, Any]) -> Bounds | None:
     """``bounds`` from the parent's screen origin, read once per walk (each read is an X11 round trip on Mono)."""
-    if parent is None or not is_a(parent, Control):
+    if parent is None or not is_a(parent, WF.Control):
         return bounds(element)
-    if is_a(element, ToolStripItem) and not element.Visible:
+    if is_a(element, WF.ToolStripItem) and not element.Visible:
         return None
     origin = client_origin(parent, memo)
     if origin is None:

@@ -22,12 +22,14 @@ from typing import Any
 import clr
 from System import Action, EventHandler, Object, Type
 from System.Threading import Thread
-from System.Windows.Forms import Application, Control
 
 from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe_clr import _exit
 from wpfprobe_clr._hooks import Hooks
 from wpfprobe_clr._ui_thread import UiThread
+from wpfprobe_clr.net.lazy import clr_namespace
+
+WF = clr_namespace("System.Windows.Forms")
 
 #: What pythonnet makes every Python-defined .NET type implement (``net.bridge`` has the same).
 _DERIVED = Type.GetType("Python.Runtime.IPythonDerivedType, Python.Runtime", False)
@@ -41,11 +43,11 @@ def find_app(*, shown: bool = False) -> Any | None:
     A form whose class is written in Python is read through ``net.derived`` (as a
     handle); only then is that module loaded.
     """
-    forms = list(Application.OpenForms)
+    forms = list(WF.Application.OpenForms)
     if any(_python_defined(f) for f in forms):
         from wpfprobe_clr.net.derived import members_of  # noqa: PLC0415
 
-        forms = members_of(Application.OpenForms)
+        forms = members_of(WF.Application.OpenForms)
     found = [f for f in forms if not f.IsDisposed and (not shown or (f.IsHandleCreated and f.Visible))]
     return found[0] if found else None
 
@@ -72,13 +74,13 @@ def ui_thread_marshal(app: Any) -> Marshal | None:
         from wpfprobe_clr.net.derived import handle_of  # noqa: PLC0415 - only for a Python-defined form
 
         app = handle_of(app)
-    elif not isinstance(app, Control):
+    elif not isinstance(app, WF.Control):
         return None
     return None if app.InvokeRequired else _create()
 
 
 def _create() -> Marshal:
-    control = Control()
+    control = WF.Control()
     control.CreateControl()
     _ = control.Handle  # an invisible control only gets a handle when asked
     return Marshal(control, Thread.CurrentThread)
@@ -134,10 +136,10 @@ def on_ui_exit(callback: Any, hooks: Hooks) -> None:
         callback()
 
     handler = EventHandler(on_thread_exit)
-    Application.ThreadExit += handler
+    WF.Application.ThreadExit += handler
 
     def unhook() -> None:
-        Application.ThreadExit -= handler
+        WF.Application.ThreadExit -= handler
 
     # Also at exit, before pythonnet shuts down (its shutdown raises ThreadExit), if a stop has not.
     hooks.added(unhook, at_exit=True)
@@ -156,16 +158,16 @@ def request_close(hooks: Hooks, then: Callable[[], object] | None = None) -> Non
         from wpfprobe_clr.toolkits._after_loop import native_handler  # noqa: PLC0415
 
         handler = native_handler(then, only_on=Thread.CurrentThread)
-        Application.ThreadExit += handler
+        WF.Application.ThreadExit += handler
 
         def unhook() -> None:
-            Application.ThreadExit -= handler
+            WF.Application.ThreadExit -= handler
 
         # The app may refuse to close: a stop after that must not leave ``then`` for a later end.
         hooks.added(unhook)
     modal = _modal_forms()
     if not modal:
-        Application.Exit()
+        WF.Application.Exit()
         return
     _exit_after_modal_loops(hooks, modal)
 
@@ -178,7 +180,7 @@ _MODAL_ROUNDS = 500
 
 
 def _modal_forms() -> list[Any]:
-    return [form for form in list(Application.OpenForms) if form.Modal and not form.IsDisposed]
+    return [form for form in list(WF.Application.OpenForms) if form.Modal and not form.IsDisposed]
 
 
 def _exit_after_modal_loops(hooks: Hooks, modal: list[Any]) -> None:
@@ -224,7 +226,7 @@ def _exit_after_modal_loops(hooks: Hooks, modal: list[Any]) -> None:
             return
         done()
         if not more:
-            Application.Exit()
+            WF.Application.Exit()
 
     handler = EventHandler(tick)
     timer.Tick += handler

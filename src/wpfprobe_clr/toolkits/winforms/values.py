@@ -9,22 +9,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from System.Windows.Forms import AccessibleObject, Control, ToolStripItem
-
 from wpfprobe.core.protocol import PlainValue
 from wpfprobe_clr._values import to_plain
 from wpfprobe_clr.net.derived import is_a, type_names
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
+
+WF = clr_namespace("System.Windows.Forms")
 
 
 def plain(value: Any) -> PlainValue:
     # A UI object's ToString embeds its Text (Mono's AccessibleObject too), which
     # would leak a password box through properties like ActiveControl: show a
     # reference instead, never the object's own rendering.
-    if is_a(value, (Control, ToolStripItem)) or is_menu(value):
+    if is_a(value, (WF.Control, WF.ToolStripItem)) or is_menu(value):
         name = getattr(value, "Name", None)
         kind = type_names(value)[0]
         return f"<{kind}#{name}>" if name else f"<{kind}>"
-    if is_a(value, AccessibleObject):
+    if is_a(value, WF.AccessibleObject):
         return f"<{type_names(value)[0]}>"
     return to_plain(value)

@@ -78,29 +78,31 @@ from System.Linq import Enumerable
 from System.Linq.Expressions import Expression
 from System.Reflection import BindingFlags
 from System.Text import StringBuilder
-from System.Windows.Forms import (
-    CheckState,
-    DataGridView,
-    DataGridViewCell,
-    DataGridViewCellCollection,
-    DataGridViewCheckBoxCell,
-    DataGridViewColumn,
-    DataGridViewElementStates,
-    DataGridViewRow,
-    DataGridViewRowCollection,
-)
 
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, any_of, memo_per_type
 from wpfprobe_clr.toolkits.winforms.items.grids import ROW_TEXT_SEPARATOR
 from wpfprobe_clr.toolkits.winforms.walk_views import as_python_str, linq
 
+WF = clr_namespace("System.Windows.Forms")
+
 __all__ = ["GridWalk", "python_str"]
 
-_Columns = List[DataGridViewColumn]
-_Rows = List[DataGridViewRow]
-_Cells = List[DataGridViewCell]
+
+def _Columns() -> Any:
+    return List[WF.DataGridViewColumn]
+
+
+def _Rows() -> Any:
+    return List[WF.DataGridViewRow]
+
+
+def _Cells() -> Any:
+    return List[WF.DataGridViewCell]
+
+
 #: What Python's ``str.strip(ROW_TEXT_SEPARATOR)`` takes off a row's text: its characters, not the string.
 _STRIPPED = sorted(set(ROW_TEXT_SEPARATOR))
 #: Boxed integers pythonnet turns into Python ints: ``str()`` shows them as the invariant culture does.
@@ -115,8 +117,8 @@ def _enum(value: Any, kind: Any) -> Any:
 
 
 def _by_display_index() -> Any:
-    column = E.param(DataGridViewColumn, "column")
-    return E.compile_lambda(E.func(DataGridViewColumn, int), E.prop(column, "DisplayIndex"), column)
+    column = E.param(WF.DataGridViewColumn, "column")
+    return E.compile_lambda(E.func(WF.DataGridViewColumn, int), E.prop(column, "DisplayIndex"), column)
 
 
 def _build_named() -> Any:
@@ -175,8 +177,8 @@ class GridWalk:
     def __init__(self, f: WalkFrame) -> None:
         self.f = f
         #: The grid's columns in DisplayIndex order, and its rows in view, read with its count.
-        self.columns = E.variable(_Columns, "gridColumns")
-        self.rows = E.variable(_Rows, "gridRows")
+        self.columns = E.variable(_Columns(), "gridColumns")
+        self.rows = E.variable(_Rows(), "gridRows")
         #: How many children the grid has beyond its Controls (0: not a grid, or rich).
         self.count = E.variable(int, "gridCount")
         #: Every column and every row (``totalCount`` less the Controls); -1: not a grid.
@@ -190,10 +192,10 @@ class GridWalk:
 
     def _ordered(self, grid: Any) -> Any:
         """``grids._display_order``: the columns by DisplayIndex (stable, as Python's ``sorted``), as a list."""
-        cast = E.static_call(Enumerable, linq("Cast", 1, DataGridViewColumn), E.prop(grid, "Columns"))
-        key = E.const(E.compiled(_DISPLAY_INDEX_KEY, _by_display_index), E.func(DataGridViewColumn, int))
-        ordered = E.static_call(Enumerable, linq("OrderBy", 2, DataGridViewColumn, Int32), cast, key)
-        return E.static_call(Enumerable, linq("ToList", 1, DataGridViewColumn), ordered)
+        cast = E.static_call(Enumerable, linq("Cast", 1, WF.DataGridViewColumn), E.prop(grid, "Columns"))
+        key = E.const(E.compiled(_DISPLAY_INDEX_KEY, _by_display_index), E.func(WF.DataGridViewColumn, int))
+        ordered = E.static_call(Enumerable, linq("OrderBy", 2, WF.DataGridViewColumn, Int32), cast, key)
+        return E.static_call(Enumerable, linq("ToList", 1, WF.DataGridViewColumn), ordered)
 
     def read(self, c: Any) -> Any:
         """For a grid ``c`` that is not rich: its columns in order, its rows in view, its counts.
@@ -202,27 +204,30 @@ class GridWalk:
         grid rich, for the engine to read (and fault) its own way.
         """
         f = self.f
-        grid = E.convert(c, DataGridView)
+        grid = E.convert(c, WF.DataGridView)
         rows = E.prop(grid, "Rows")
-        shown = _enum(DataGridViewElementStates.Displayed, DataGridViewElementStates)
+        shown = _enum(WF.DataGridViewElementStates.Displayed, WF.DataGridViewElementStates)
         at = E.variable(int, "rowAt")
         done = Expression.Label("rowsDone")
-        get_row = E.method(DataGridViewRowCollection, "get_Item", int)
+        get_row = E.method(WF.DataGridViewRowCollection, "get_Item", int)
         displayed = E.block(
             [at],
             E.assign(
-                at, E.call(rows, E.method(DataGridViewRowCollection, "GetFirstRow", DataGridViewElementStates), shown)
+                at,
+                E.call(
+                    rows, E.method(WF.DataGridViewRowCollection, "GetFirstRow", WF.DataGridViewElementStates), shown
+                ),
             ),
             Expression.Loop(
                 Expression.IfThenElse(
                     Expression.GreaterThanOrEqual(at, f.first),
                     f.pack.void(
-                        E.call(self.rows, E.method(_Rows, "Add", DataGridViewRow), E.call(rows, get_row, at)),
+                        E.call(self.rows, E.method(_Rows(), "Add", WF.DataGridViewRow), E.call(rows, get_row, at)),
                         E.assign(
                             at,
                             E.call(
                                 rows,
-                                E.method(DataGridViewRowCollection, "GetNextRow", int, DataGridViewElementStates),
+                                E.method(WF.DataGridViewRowCollection, "GetNextRow", int, WF.DataGridViewElementStates),
                                 at,
                                 shown,
                             ),
@@ -234,10 +239,10 @@ class GridWalk:
             ),
         )
         return Expression.IfThen(
-            E.is_type(c, DataGridView),
+            E.is_type(c, WF.DataGridView),
             f.pack.void(
                 E.assign(self.columns, self._ordered(grid)),
-                E.assign(self.rows, E.new(_Rows)),
+                E.assign(self.rows, E.new(_Rows())),
                 # ``displayed_rows``: none while the grid is hidden or has no window.
                 Expression.IfThen(
                     Expression.AndAlso(E.prop(grid, "Visible"), E.prop(grid, "IsHandleCreated")), displayed
@@ -250,8 +255,8 @@ class GridWalk:
     def enqueue(self) -> Any:
         """Queue the grid's (``f.c``'s) columns, then its rows in view, after its controls (``read`` came first)."""
         f = self.f
-        column = E.call(self.columns, E.method(_Columns, "get_Item", int), f.k)
-        row = E.call(self.rows, E.method(_Rows, "get_Item", int), f.k)
+        column = E.call(self.columns, E.method(_Columns(), "get_Item", int), f.k)
+        row = E.call(self.rows, E.method(_Rows(), "get_Item", int), f.k)
         return Expression.IfThen(
             Expression.GreaterThan(self.count, f.first),
             f.pack.void(
@@ -266,12 +271,12 @@ class GridWalk:
         """The record of a queued item object: a grid's column, row or cell, else ``others``."""
         node = self.f.queued_node()
         return Expression.IfThenElse(
-            E.is_type(node, DataGridViewCell),
+            E.is_type(node, WF.DataGridViewCell),
             self._cell_record(),
             Expression.IfThenElse(
-                E.is_type(node, DataGridViewRow),
+                E.is_type(node, WF.DataGridViewRow),
                 self._row_record(),
-                Expression.IfThenElse(E.is_type(node, DataGridViewColumn), self._column_record(), others),
+                Expression.IfThenElse(E.is_type(node, WF.DataGridViewColumn), self._column_record(), others),
             ),
         )
 
@@ -291,12 +296,12 @@ class GridWalk:
 
     def _column_record(self) -> Any:
         f, pack = self.f, self.f.pack
-        grid = E.convert(f.c, DataGridView)
-        column = E.variable(DataGridViewColumn, "gridColumn")
+        grid = E.convert(f.c, WF.DataGridView)
+        column = E.variable(WF.DataGridViewColumn, "gridColumn")
         net_type = E.variable(NetType, "gridColumnType")
         return E.block(
             [column, net_type],
-            E.assign(column, E.convert(f.queued_node(), DataGridViewColumn)),
+            E.assign(column, E.convert(f.queued_node(), WF.DataGridViewColumn)),
             f.position(),
             f.id_field(column),
             self._type_fields(column, net_type),
@@ -321,7 +326,7 @@ class GridWalk:
 
     def _current_on(self, grid: Any, row_index: Any, column_index: Any | None = None) -> Any:
         """Whether the grid's current cell is on the row (and column) given, in a focused grid."""
-        current = E.variable(DataGridViewCell, "currentCell")
+        current = E.variable(WF.DataGridViewCell, "currentCell")
         on = Expression.Equal(E.prop(current, "RowIndex"), row_index)
         if column_index is not None:
             on = Expression.AndAlso(on, Expression.Equal(E.prop(current, "ColumnIndex"), column_index))
@@ -329,7 +334,7 @@ class GridWalk:
             [current],
             E.assign(current, E.prop(grid, "CurrentCell")),
             Expression.AndAlso(
-                Expression.AndAlso(Expression.ReferenceNotEqual(current, E.null(DataGridViewCell)), on),
+                Expression.AndAlso(Expression.ReferenceNotEqual(current, E.null(WF.DataGridViewCell)), on),
                 E.prop(grid, "Focused"),
             ),
         )
@@ -348,15 +353,15 @@ class GridWalk:
     def _row_text(self, grid: Any, row: Any) -> Any:
         """``GridRow.text``: the visible cells' texts in display order, joined; null when only separators."""
         f = self.f
-        columns = E.variable(_Columns, "textColumns")
-        column = E.variable(DataGridViewColumn, "textColumn")
+        columns = E.variable(_Columns(), "textColumns")
+        column = E.variable(WF.DataGridViewColumn, "textColumn")
         i = E.variable(int, "textAt")
         sb = E.variable(StringBuilder, "rowText")
         first = E.variable(bool, "firstText")
         part = E.variable(String, "cellText")
         joined = E.variable(String, "joined")
         cell = E.call(
-            E.prop(row, "Cells"), E.method(DataGridViewCellCollection, "get_Item", int), E.prop(column, "Index")
+            E.prop(row, "Cells"), E.method(WF.DataGridViewCellCollection, "get_Item", int), E.prop(column, "Index")
         )
         append = E.method(StringBuilder, "Append", String)
         trim = E.method(String, "Trim", E.array_of(Char))
@@ -371,7 +376,7 @@ class GridWalk:
                 E.prop(columns, "Count"),
                 E.block(
                     [],
-                    E.assign(column, E.call(columns, E.method(_Columns, "get_Item", int), i)),
+                    E.assign(column, E.call(columns, E.method(_Columns(), "get_Item", int), i)),
                     Expression.IfThen(
                         E.prop(column, "Visible"),
                         f.pack.void(
@@ -399,19 +404,19 @@ class GridWalk:
     def _row_record(self) -> Any:
         f, pack = self.f, self.f.pack
         void = pack.void
-        grid = E.convert(f.c, DataGridView)
-        row = E.variable(DataGridViewRow, "gridRow")
+        grid = E.convert(f.c, WF.DataGridView)
+        row = E.variable(WF.DataGridViewRow, "gridRow")
         net_type = E.variable(NetType, "gridRowType")
-        columns = E.variable(_Columns, "cellColumns")
-        cells = E.variable(_Cells, "rowCells")
-        column = E.call(columns, E.method(_Columns, "get_Item", int), f.k)
+        columns = E.variable(_Columns(), "cellColumns")
+        cells = E.variable(_Cells(), "rowCells")
+        column = E.call(columns, E.method(_Columns(), "get_Item", int), f.k)
         cell_of = E.call(
-            E.prop(row, "Cells"), E.method(DataGridViewCellCollection, "get_Item", int), E.prop(column, "Index")
+            E.prop(row, "Cells"), E.method(WF.DataGridViewCellCollection, "get_Item", int), E.prop(column, "Index")
         )
-        cell = E.call(cells, E.method(_Cells, "get_Item", int), f.k)
+        cell = E.call(cells, E.method(_Cells(), "get_Item", int), f.k)
         return E.block(
             [row, net_type, columns, cells],
-            E.assign(row, E.convert(f.queued_node(), DataGridViewRow)),
+            E.assign(row, E.convert(f.queued_node(), WF.DataGridViewRow)),
             E.assign(self.unsure, E.const(False, bool)),
             f.position(),
             f.id_field(row),
@@ -428,12 +433,14 @@ class GridWalk:
             pack.bool_field(self._current_on(grid, E.prop(row, "Index"))),
             pack.null(),  # a row is not checked
             # Its cells: one per column in display order, hidden ones too; listed whole or not at all.
-            E.assign(cells, E.new(_Cells)),
+            E.assign(cells, E.new(_Cells())),
             pack.guarded(
                 void(
                     E.assign(columns, self._ordered(grid)),
                     E.for_range(
-                        f.k, E.prop(columns, "Count"), E.call(cells, E.method(_Cells, "Add", DataGridViewCell), cell_of)
+                        f.k,
+                        E.prop(columns, "Count"),
+                        E.call(cells, E.method(_Cells(), "Add", WF.DataGridViewCell), cell_of),
                     ),
                     pack.int_field(E.prop(cells, "Count")),
                 )
@@ -454,7 +461,7 @@ class GridWalk:
         void = pack.void
         value = E.variable(object, "cellValue")
         shown = E.variable(String, "valueText")
-        check = E.convert(value, CheckState)
+        check = E.convert(value, WF.CheckState)
         lower = E.call(shown, E.method(String, "ToLowerInvariant"))
         yes = any_of([Expression.Equal(lower, E.const(s, str)) for s in ("true", "1", "checked")])
         return E.block(
@@ -467,11 +474,11 @@ class GridWalk:
                     E.is_type(value, Boolean),
                     void(pack.flag(E.convert(value, Boolean))),
                     Expression.IfThenElse(
-                        E.is_type(value, CheckState),
+                        E.is_type(value, WF.CheckState),
                         Expression.IfThenElse(
-                            Expression.Equal(check, _enum(CheckState.Indeterminate, CheckState)),
+                            Expression.Equal(check, _enum(WF.CheckState.Indeterminate, WF.CheckState)),
                             void(pack.null()),
-                            void(pack.flag(Expression.Equal(check, _enum(CheckState.Checked, CheckState)))),
+                            void(pack.flag(Expression.Equal(check, _enum(WF.CheckState.Checked, WF.CheckState)))),
                         ),
                         void(
                             E.assign(shown, python_str(value, self.unsure)),
@@ -485,17 +492,17 @@ class GridWalk:
     def _cell_record(self) -> Any:
         f, pack = self.f, self.f.pack
         void = pack.void
-        grid = E.convert(f.c, DataGridView)
-        cell = E.variable(DataGridViewCell, "gridCell")
+        grid = E.convert(f.c, WF.DataGridView)
+        cell = E.variable(WF.DataGridViewCell, "gridCell")
         net_type = E.variable(NetType, "gridCellType")
-        is_check = E.is_type(cell, DataGridViewCheckBoxCell)
+        is_check = E.is_type(cell, WF.DataGridViewCheckBoxCell)
         # ``_cell_displayed``: its row and its column displayed (Mono never sets a cell's own Displayed).
         displayed = Expression.AndAlso(
             E.prop(E.prop(cell, "OwningRow"), "Displayed"), E.prop(E.prop(cell, "OwningColumn"), "Displayed")
         )
         return E.block(
             [cell, net_type],
-            E.assign(cell, E.convert(f.queued_node(), DataGridViewCell)),
+            E.assign(cell, E.convert(f.queued_node(), WF.DataGridViewCell)),
             E.assign(self.unsure, E.const(False, bool)),
             f.position(),
             f.id_field(cell),

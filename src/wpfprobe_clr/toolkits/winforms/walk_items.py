@@ -39,54 +39,48 @@ from System import Exception as NetException
 from System import Int32, Object
 from System import Type as NetType
 from System.Collections.Generic import List
-from System.Drawing import Rectangle
 from System.Linq.Expressions import Expression
-from System.Windows.Forms import (
-    CheckedListBox,
-    CheckState,
-    ComboBox,
-    DrawMode,
-    ListBox,
-    ListControl,
-    SelectionMode,
-    TreeNode,
-    TreeNodeCollection,
-    TreeView,
-)
 
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame
 from wpfprobe_clr.toolkits.winforms.items.lists import CheckedListItem, ComboItem, ValueItem
 
+Drawing = clr_namespace("System.Drawing")
+WF = clr_namespace("System.Windows.Forms")
+
 __all__ = [
-    "VALUE_ITEM_ROLES",
     "enqueue_tree_nodes",
     "is_value_owner",
     "tree_node_count",
     "tree_node_record",
     "value_count",
     "value_item_record",
+    "value_item_roles",
 ]
 
+
 #: A value item's role (its type names), by its owner's type, most derived first: ``items.lists.item_kind_for``.
-VALUE_ITEM_ROLES: tuple[tuple[Any, tuple[str, str]], ...] = tuple(
-    (owner, kind.role) for owner, kind in ((CheckedListBox, CheckedListItem), (ListBox, ValueItem), (ComboBox, ComboItem))
-    if kind.role is not None
-)  # fmt: skip
+def value_item_roles() -> tuple[tuple[Any, tuple[str, str]], ...]:
+    return tuple(
+        (owner, kind.role)
+        for owner, kind in ((WF.CheckedListBox, CheckedListItem), (WF.ListBox, ValueItem), (WF.ComboBox, ComboItem))
+        if kind.role is not None
+    )
 
 
 def is_value_owner(c: Any) -> Any:
     """Whether the control ``c`` lists value items (``items.lists.item_kind_for``)."""
-    return Expression.OrElse(E.is_type(c, ListBox), E.is_type(c, ComboBox))
+    return Expression.OrElse(E.is_type(c, WF.ListBox), E.is_type(c, WF.ComboBox))
 
 
 def value_count(c: Any) -> Any:
     """How many value items the owner ``c`` holds (``is_value_owner``)."""
     return E.condition(
-        E.is_type(c, ListBox),
-        E.prop(E.prop(E.convert(c, ListBox), "Items"), "Count"),
-        E.prop(E.prop(E.convert(c, ComboBox), "Items"), "Count"),
+        E.is_type(c, WF.ListBox),
+        E.prop(E.prop(E.convert(c, WF.ListBox), "Items"), "Count"),
+        E.prop(E.prop(E.convert(c, WF.ComboBox), "Items"), "Count"),
         int,
     )
 
@@ -100,22 +94,23 @@ def value_item_record(f: WalkFrame) -> Any:
     pack, owner = f.pack, f.c
     i = E.variable(int, "item")
     void = pack.void
-    is_list = E.is_type(owner, ListBox)
-    as_list = E.convert(owner, ListBox)
-    as_combo = E.convert(owner, ComboBox)
-    as_lc = E.convert(owner, ListControl)
+    is_list = E.is_type(owner, WF.ListBox)
+    as_list = E.convert(owner, WF.ListBox)
+    as_combo = E.convert(owner, WF.ComboBox)
+    as_lc = E.convert(owner, WF.ListControl)
     value = E.condition(
         is_list,
-        E.call(E.prop(as_list, "Items"), E.method(ListBox.ObjectCollection, "get_Item", int), i),
-        E.call(E.prop(as_combo, "Items"), E.method(ComboBox.ObjectCollection, "get_Item", int), i),
+        E.call(E.prop(as_list, "Items"), E.method(WF.ListBox.ObjectCollection, "get_Item", int), i),
+        E.call(E.prop(as_combo, "Items"), E.method(WF.ComboBox.ObjectCollection, "get_Item", int), i),
         object,
     )
     selected_index = E.prop(as_lc, "SelectedIndex")
     selected = E.condition(
         Expression.AndAlso(
-            is_list, Expression.NotEqual(E.prop(as_list, "SelectionMode"), _enum(SelectionMode.One, SelectionMode))
+            is_list,
+            Expression.NotEqual(E.prop(as_list, "SelectionMode"), _enum(WF.SelectionMode.One, WF.SelectionMode)),
         ),
-        E.call(as_list, E.method(ListBox, "GetSelected", int), i),
+        E.call(as_list, E.method(WF.ListBox, "GetSelected", int), i),
         Expression.Equal(selected_index, i),
         bool,
     )
@@ -126,12 +121,12 @@ def value_item_record(f: WalkFrame) -> Any:
         E.condition(
             Expression.OrElse(
                 E.prop(as_list, "MultiColumn"),
-                Expression.Equal(E.prop(as_list, "DrawMode"), _enum(DrawMode.OwnerDrawVariable, DrawMode)),
+                Expression.Equal(E.prop(as_list, "DrawMode"), _enum(WF.DrawMode.OwnerDrawVariable, WF.DrawMode)),
             ),
             E.call(
                 E.prop(as_list, "ClientRectangle"),
-                E.method(Rectangle, "IntersectsWith", Rectangle),
-                E.call(as_list, E.method(ListBox, "GetItemRectangle", int), i),
+                E.method(Drawing.Rectangle, "IntersectsWith", Drawing.Rectangle),
+                E.call(as_list, E.method(WF.ListBox, "GetItemRectangle", int), i),
             ),
             Expression.AndAlso(
                 Expression.GreaterThanOrEqual(row, E.const(0, int)),
@@ -144,20 +139,20 @@ def value_item_record(f: WalkFrame) -> Any:
         ),
     )
     in_view = E.condition(is_list, list_in_view, E.prop(as_combo, "DroppedDown"), bool)
-    check = E.call(E.convert(owner, CheckedListBox), E.method(CheckedListBox, "GetItemCheckState", int), i)
+    check = E.call(E.convert(owner, WF.CheckedListBox), E.method(WF.CheckedListBox, "GetItemCheckState", int), i)
     checked = Expression.IfThenElse(
-        E.is_type(owner, CheckedListBox),
+        E.is_type(owner, WF.CheckedListBox),
         Expression.IfThenElse(
-            Expression.Equal(check, _enum(CheckState.Indeterminate, CheckState)),
+            Expression.Equal(check, _enum(WF.CheckState.Indeterminate, WF.CheckState)),
             void(pack.null()),
-            void(pack.flag(Expression.Equal(check, _enum(CheckState.Checked, CheckState)))),
+            void(pack.flag(Expression.Equal(check, _enum(WF.CheckState.Checked, WF.CheckState)))),
         ),
         void(pack.null()),
     )
 
     def role(part: int) -> Any:
-        found = E.const(VALUE_ITEM_ROLES[-1][1][part], str)
-        for owner_type, names in reversed(VALUE_ITEM_ROLES[:-1]):
+        found = E.const(value_item_roles()[-1][1][part], str)
+        for owner_type, names in reversed(value_item_roles()[:-1]):
             found = E.condition(E.is_type(owner, owner_type), E.const(names[part], str), found, str)
         return found
 
@@ -168,7 +163,7 @@ def value_item_record(f: WalkFrame) -> Any:
         f.item_id_field(i),
         pack.type_field(role(1), role(0), role(1)),
         pack.null(),  # Name: an item has none
-        pack.string_field(E.call(as_lc, E.method(ListControl, "GetItemText", object), value)),
+        pack.string_field(E.call(as_lc, E.method(WF.ListControl, "GetItemText", object), value)),
         pack.false(),  # no access key
         pack.bool_field(Expression.AndAlso(E.prop(owner, "Visible"), in_view)),
         pack.bool_field(E.prop(owner, "Enabled")),
@@ -193,15 +188,15 @@ def tree_node_record(f: WalkFrame) -> Any:
     """
     pack = f.pack
     void = pack.void
-    node = E.variable(TreeNode, "node")
+    node = E.variable(WF.TreeNode, "node")
     net_type = E.variable(NetType, "nodeType")
-    tree = E.convert(f.c, TreeView)
+    tree = E.convert(f.c, WF.TreeView)
     nodes = E.prop(node, "Nodes")
-    child = E.call(nodes, E.method(TreeNodeCollection, "get_Item", int), f.k)
+    child = E.call(nodes, E.method(WF.TreeNodeCollection, "get_Item", int), f.k)
     count = E.variable(int, "nodeCount")
     return E.block(
         [node, net_type, count],
-        E.assign(node, E.convert(f.queued_node(), TreeNode)),
+        E.assign(node, E.convert(f.queued_node(), WF.TreeNode)),
         f.position(),
         f.id_field(node),
         E.assign(net_type, E.call(E.convert(node, object), E.method(Object, "GetType"))),
@@ -246,11 +241,11 @@ def tree_node_record(f: WalkFrame) -> Any:
 
 def tree_node_count(c: Any) -> Any:
     """How many top-level nodes the TreeView ``c`` holds."""
-    return E.prop(E.prop(E.convert(c, TreeView), "Nodes"), "Count")
+    return E.prop(E.prop(E.convert(c, WF.TreeView), "Nodes"), "Count")
 
 
 def enqueue_tree_nodes(f: WalkFrame, count: Any) -> Any:
     """Queue the TreeView's (``f.c``'s) first ``count`` top-level nodes, after its controls."""
-    nodes = E.prop(E.convert(f.c, TreeView), "Nodes")
-    child = E.call(nodes, E.method(TreeNodeCollection, "get_Item", int), f.k)
+    nodes = E.prop(E.convert(f.c, WF.TreeView), "Nodes")
+    child = E.call(nodes, E.method(WF.TreeNodeCollection, "get_Item", int), f.k)
     return E.for_range(f.k, count, f.below_cap(f.enqueue_node(child)))

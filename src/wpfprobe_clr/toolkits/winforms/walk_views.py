@@ -60,15 +60,17 @@ from System import Array, Int32, Math, Object
 from System import Exception as NetException
 from System import Type as NetType
 from System.Collections.Generic import List
-from System.Drawing import Rectangle
 from System.Linq import Enumerable
 from System.Linq.Expressions import Expression
-from System.Windows.Forms import ColumnHeader, ColumnHeaderStyle, ListView, ListViewItem, View
 
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame
 from wpfprobe_clr.toolkits.winforms.items.listview import VIRTUAL_PAGE
+
+Drawing = clr_namespace("System.Drawing")
+WF = clr_namespace("System.Windows.Forms")
 
 __all__ = ["CELL_TYPE", "ViewWalk", "as_python_str", "linq"]
 
@@ -77,7 +79,9 @@ ROW_TYPE = ("ListViewItem", "System.Windows.Forms.ListViewItem")
 #: A cell's type names (``ListViewCell.naming``): a subitem is read through its row, with no type of its own asked.
 CELL_TYPE = ("ListViewSubItem", "System.Windows.Forms.ListViewItem+ListViewSubItem")
 
-_Columns = List[ColumnHeader]
+
+def _Columns() -> Any:
+    return List[WF.ColumnHeader]
 
 
 def linq(name: str, arity: int, *types: Any) -> Any:
@@ -89,8 +93,8 @@ def linq(name: str, arity: int, *types: Any) -> Any:
 
 
 def _by_display_index() -> Any:
-    column = E.param(ColumnHeader, "column")
-    return E.compile_lambda(E.func(ColumnHeader, int), E.prop(column, "DisplayIndex"), column)
+    column = E.param(WF.ColumnHeader, "column")
+    return E.compile_lambda(E.func(WF.ColumnHeader, int), E.prop(column, "DisplayIndex"), column)
 
 
 def _enum(value: Any, kind: Any) -> Any:
@@ -108,7 +112,7 @@ class ViewWalk:
     def __init__(self, f: WalkFrame) -> None:
         self.f = f
         #: The list view's columns in DisplayIndex order, read with its count (before the record's children).
-        self.columns = E.variable(_Columns, "viewColumns")
+        self.columns = E.variable(_Columns(), "viewColumns")
         #: How many children the list view has beyond its Controls (0: not a list view, or rich).
         self.count = E.variable(int, "viewCount")
         #: A list view in virtual mode: its rows in view are ``first`` and on (``listview._virtual_rows``).
@@ -119,7 +123,7 @@ class ViewWalk:
         self.variables = [self.columns, self.count, self.virtual, self.first, self.total]
 
     def _details(self, lv: Any) -> Any:
-        return Expression.Equal(E.prop(lv, "View"), _enum(View.Details, View))
+        return Expression.Equal(E.prop(lv, "View"), _enum(WF.View.Details, WF.View))
 
     def reset(self) -> Any:
         f = self.f
@@ -134,18 +138,18 @@ class ViewWalk:
         Part of the record's guarded rich test: a read that throws leaves the
         list view rich, for the engine to read (and fault) its own way.
         """
-        lv = E.convert(c, ListView)
+        lv = E.convert(c, WF.ListView)
         # Python's sorted is stable, and so is OrderBy: columns of one DisplayIndex keep their order.
-        cast = E.static_call(Enumerable, linq("Cast", 1, ColumnHeader), E.prop(lv, "Columns"))
-        key = E.const(_by_display_index(), E.func(ColumnHeader, int))
-        ordered = E.static_call(Enumerable, linq("OrderBy", 2, ColumnHeader, Int32), cast, key)
+        cast = E.static_call(Enumerable, linq("Cast", 1, WF.ColumnHeader), E.prop(lv, "Columns"))
+        key = E.const(_by_display_index(), E.func(WF.ColumnHeader, int))
+        ordered = E.static_call(Enumerable, linq("OrderBy", 2, WF.ColumnHeader, Int32), cast, key)
         return Expression.IfThen(
-            E.is_type(c, ListView),
+            E.is_type(c, WF.ListView),
             self.f.pack.void(
                 Expression.IfThenElse(
                     self._details(lv),
-                    E.assign(self.columns, E.static_call(Enumerable, linq("ToList", 1, ColumnHeader), ordered)),
-                    E.assign(self.columns, E.new(_Columns)),
+                    E.assign(self.columns, E.static_call(Enumerable, linq("ToList", 1, WF.ColumnHeader), ordered)),
+                    E.assign(self.columns, E.new(_Columns())),
                 ),
                 Expression.IfThenElse(
                     E.prop(lv, "VirtualMode"),
@@ -163,7 +167,7 @@ class ViewWalk:
         void = f.pack.void
         size = E.variable(int, "virtualSize")
         end = E.variable(int, "virtualEnd")
-        top = E.variable(ListViewItem, "topRow")
+        top = E.variable(WF.ListViewItem, "topRow")
         lowest = E.method(Math, "Min", int, int)
         per_page = Expression.Add(
             Expression.Divide(
@@ -174,7 +178,9 @@ class ViewWalk:
             ),
             E.const(2, int),
         )
-        in_view = E.condition(E.prop(lv, "IsHandleCreated"), E.prop(lv, "TopItem"), E.null(ListViewItem), ListViewItem)
+        in_view = E.condition(
+            E.prop(lv, "IsHandleCreated"), E.prop(lv, "TopItem"), E.null(WF.ListViewItem), WF.ListViewItem
+        )
         rows = Expression.Subtract(end, self.first)
         return E.block(
             [size, end, top],
@@ -187,7 +193,7 @@ class ViewWalk:
                 void(
                     E.assign(top, in_view),
                     Expression.IfThenElse(
-                        Expression.ReferenceEqual(top, E.null(ListViewItem)),
+                        Expression.ReferenceEqual(top, E.null(WF.ListViewItem)),
                         E.assign(end, E.static_call(Math, lowest, size, E.const(VIRTUAL_PAGE, int))),
                         void(
                             E.assign(self.first, E.prop(top, "Index")),
@@ -207,9 +213,9 @@ class ViewWalk:
         A virtual list's rows are items of the list view (``ItemRef(list view, index)``, ``virtual_record``).
         """
         f = self.f
-        items = E.prop(E.convert(f.c, ListView), "Items")
-        column = E.call(self.columns, E.method(_Columns, "get_Item", int), f.k)
-        row = E.call(items, E.method(ListView.ListViewItemCollection, "get_Item", int), f.k)
+        items = E.prop(E.convert(f.c, WF.ListView), "Items")
+        column = E.call(self.columns, E.method(_Columns(), "get_Item", int), f.k)
+        row = E.call(items, E.method(WF.ListView.ListViewItemCollection, "get_Item", int), f.k)
         rows = Expression.Subtract(self.count, E.prop(self.columns, "Count"))
         return Expression.IfThen(
             Expression.GreaterThan(self.count, f.first),
@@ -229,9 +235,9 @@ class ViewWalk:
         """The record of a queued item object: a row or a column of a list view, else ``others`` (a tree node)."""
         node = self.f.queued_node()
         return Expression.IfThenElse(
-            E.is_type(node, ListViewItem),
+            E.is_type(node, WF.ListViewItem),
             self._row_record(),
-            Expression.IfThenElse(E.is_type(node, ColumnHeader), self._column_record(), others),
+            Expression.IfThenElse(E.is_type(node, WF.ColumnHeader), self._column_record(), others),
         )
 
     def _type_fields(self, of: Any, net_type: Any) -> Any:
@@ -245,13 +251,13 @@ class ViewWalk:
 
     def _column_record(self) -> Any:
         f, pack = self.f, self.f.pack
-        lv = E.convert(f.c, ListView)
-        column = E.variable(ColumnHeader, "column")
+        lv = E.convert(f.c, WF.ListView)
+        column = E.variable(WF.ColumnHeader, "column")
         net_type = E.variable(NetType, "columnType")
-        no_header = _enum(getattr(ColumnHeaderStyle, "None"), ColumnHeaderStyle)
+        no_header = _enum(getattr(WF.ColumnHeaderStyle, "None"), WF.ColumnHeaderStyle)
         return E.block(
             [column, net_type],
-            E.assign(column, E.convert(f.queued_node(), ColumnHeader)),
+            E.assign(column, E.convert(f.queued_node(), WF.ColumnHeader)),
             f.position(),
             f.id_field(column),
             self._type_fields(column, net_type),
@@ -276,7 +282,9 @@ class ViewWalk:
         return Expression.AndAlso(
             Expression.AndAlso(E.prop(lv, "Visible"), E.prop(lv, "IsHandleCreated")),
             E.call(
-                E.prop(lv, "ClientRectangle"), E.method(Rectangle, "IntersectsWith", Rectangle), E.prop(row, "Bounds")
+                E.prop(lv, "ClientRectangle"),
+                E.method(Drawing.Rectangle, "IntersectsWith", Drawing.Rectangle),
+                E.prop(row, "Bounds"),
             ),
         )
 
@@ -296,8 +304,8 @@ class ViewWalk:
     def _row_record(self, *, virtual: bool = False) -> Any:
         f, pack = self.f, self.f.pack
         void = pack.void
-        lv = E.convert(f.c, ListView)
-        row = E.variable(ListViewItem, "row")
+        lv = E.convert(f.c, WF.ListView)
+        row = E.variable(WF.ListViewItem, "row")
         net_type = E.variable(NetType, "rowType")
         cells = E.variable(int, "cells")
         sub_items = E.prop(E.prop(row, "SubItems"), "Count")
@@ -349,16 +357,16 @@ class ViewWalk:
             ),
         )
         if not virtual:
-            return E.block([row], E.assign(row, E.convert(f.queued_node(), ListViewItem)), record)
+            return E.block([row], E.assign(row, E.convert(f.queued_node(), WF.ListViewItem)), record)
         # The app's RetrieveVirtualItem may throw, or give no row: that row is the engine's to read (and fault).
-        fetch = E.call(E.prop(lv, "Items"), E.method(ListView.ListViewItemCollection, "get_Item", int), index)
+        fetch = E.call(E.prop(lv, "Items"), E.method(WF.ListView.ListViewItemCollection, "get_Item", int), index)
         return E.block(
             [row],
             E.try_catch(
-                void(E.assign(row, fetch)), NetException, "ex", lambda _ex: void(E.assign(row, E.null(ListViewItem)))
+                void(E.assign(row, fetch)), NetException, "ex", lambda _ex: void(E.assign(row, E.null(WF.ListViewItem)))
             ),
             Expression.IfThenElse(
-                Expression.ReferenceEqual(row, E.null(ListViewItem)), self._unread_row(index), record
+                Expression.ReferenceEqual(row, E.null(WF.ListViewItem)), self._unread_row(index), record
             ),
         )
 
@@ -386,26 +394,28 @@ class ViewWalk:
     def cell_record(self) -> Any:
         """The record of a queued cell: item ``f.queued_item()`` of the row the entry stands for (``f.c`` its list view)."""
         f, pack = self.f, self.f.pack
-        lv = E.convert(f.c, ListView)
-        row = E.variable(ListViewItem, "cellRow")
+        lv = E.convert(f.c, WF.ListView)
+        row = E.variable(WF.ListViewItem, "cellRow")
         i = E.variable(int, "cellIndex")
         sub = E.prop(row, "SubItems")
-        sub_item = E.call(sub, E.method(ListViewItem.ListViewSubItemCollection, "get_Item", int), i)
-        bounds = E.variable(Rectangle, "cellBounds")
+        sub_item = E.call(sub, E.method(WF.ListViewItem.ListViewSubItemCollection, "get_Item", int), i)
+        bounds = E.variable(Drawing.Rectangle, "cellBounds")
         width = E.prop(
-            E.call(E.prop(lv, "Columns"), E.method(ListView.ColumnHeaderCollection, "get_Item", int), i), "Width"
+            E.call(E.prop(lv, "Columns"), E.method(WF.ListView.ColumnHeaderCollection, "get_Item", int), i), "Width"
         )
         # The first subitem's bounds are the whole row's; its cell is the first column's width.
-        first_cell = E.new(Rectangle, E.prop(bounds, "X"), E.prop(bounds, "Y"), width, E.prop(bounds, "Height"))
+        first_cell = E.new(Drawing.Rectangle, E.prop(bounds, "X"), E.prop(bounds, "Y"), width, E.prop(bounds, "Height"))
         cell_shown = E.block(
             [bounds],
             E.assign(bounds, E.prop(sub_item, "Bounds")),
             Expression.IfThen(Expression.Equal(i, f.first), E.assign(bounds, first_cell)),
-            E.call(E.prop(lv, "ClientRectangle"), E.method(Rectangle, "IntersectsWith", Rectangle), bounds),
+            E.call(
+                E.prop(lv, "ClientRectangle"), E.method(Drawing.Rectangle, "IntersectsWith", Drawing.Rectangle), bounds
+            ),
         )
         return E.block(
             [row, i],
-            E.assign(row, E.convert(f.queued_node(), ListViewItem)),
+            E.assign(row, E.convert(f.queued_node(), WF.ListViewItem)),
             E.assign(i, f.queued_item()),
             f.position(),
             f.item_id_field(i),

@@ -49,27 +49,10 @@ from System import Array, Char, Int32, Object, String, WeakReference
 from System import Exception as NetException
 from System import Type as NetType
 from System.Linq.Expressions import Expression
-from System.Windows.Forms import (
-    ButtonBase,
-    CheckBox,
-    CheckState,
-    Control,
-    ControlEventHandler,
-    Form,
-    GroupBox,
-    Label,
-    ListView,
-    MaskedTextBox,
-    RadioButton,
-    TabPage,
-    TextBox,
-    ToolStrip,
-    ToolStripItemEventHandler,
-    TreeView,
-)
 
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net import expr as E
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits._walk_format import ReadError, Walked, WalkedControl, decode
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.winforms import walk_items
@@ -78,11 +61,10 @@ from wpfprobe_clr.toolkits.winforms.structure import TARGETS, WATCH_TABLE
 from wpfprobe_clr.toolkits.winforms.walk_grids import GridWalk
 from wpfprobe_clr.toolkits.winforms.walk_views import ViewWalk
 
+WF = clr_namespace("System.Windows.Forms")
+
 __all__ = ["ReadError", "Walked", "WalkedControl", "decode", "prepare", "ready", "walking"]
 
-#: Controls whose node needs the Python path's reads beyond Controls (see the module's docstring).
-#: A ListView (``walk_views``) and a DataGridView (``walk_grids``) are walked, with their items.
-RICH_TYPES: tuple[Any, ...] = (ToolStrip, TabPage)
 
 _KEY = ("winforms.walker", 6)
 
@@ -121,7 +103,7 @@ def walking(root: Any, registry: Any, *, max_depth: int, cap: int, watch: tuple[
         extras = (table, on_control, on_item, failed, targets)
 
     def step(seconds: float | None, walk: Walked) -> bool:
-        done = advance(E.compiled(_KEY, _build), Control, root, registry, max_depth, cap, walk, seconds, extras)
+        done = advance(E.compiled(_KEY, _build), WF.Control, root, registry, max_depth, cap, walk, seconds, extras)
         if done:
             walk.watched = int(failed[0]) == 0
         return done
@@ -150,7 +132,7 @@ def _build_hides_text() -> Any:
     found = E.variable(PropertyInfo, "found")
     getter = E.variable(MethodInfo, "getter")
     result = E.variable(bool, "result")
-    control = E.const(E.typeof(Control), NetType)
+    control = E.const(E.typeof(WF.Control), NetType)
     flags = E.const(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly, BindingFlags)
     done = Expression.Label("done")
     get_property = E.method(NetType, "GetProperty", str, BindingFlags)
@@ -202,23 +184,23 @@ def _watched(f: WalkFrame, c: Any) -> Any:
     hold the table of hooked elements, the two counting handlers, a flag set when a hook failed and the
     list of hooked elements, from which the probe's stop takes the handlers off again)."""
     table = f.toolkit_slot(0, WATCH_TABLE)
-    on_control = f.toolkit_slot(1, ControlEventHandler)
-    on_item = f.toolkit_slot(2, ToolStripItemEventHandler)
+    on_control = f.toolkit_slot(1, WF.ControlEventHandler)
+    on_item = f.toolkit_slot(2, WF.ToolStripItemEventHandler)
     failed = f.toolkit_slot(3, E.array_of(Int32))
     targets = f.toolkit_slot(4, TARGETS)
     seen = E.variable(String, "seen")
-    strip = E.convert(c, ToolStrip)
+    strip = E.convert(c, WF.ToolStrip)
     hook = E.block(
         [],
         Expression.IfThen(
-            E.is_type(c, ToolStrip),
+            E.is_type(c, WF.ToolStrip),
             f.pack.void(
-                E.call(strip, E.method(ToolStrip, "add_ItemAdded", ToolStripItemEventHandler), on_item),
-                E.call(strip, E.method(ToolStrip, "add_ItemRemoved", ToolStripItemEventHandler), on_item),
+                E.call(strip, E.method(WF.ToolStrip, "add_ItemAdded", WF.ToolStripItemEventHandler), on_item),
+                E.call(strip, E.method(WF.ToolStrip, "add_ItemRemoved", WF.ToolStripItemEventHandler), on_item),
             ),
         ),
-        E.call(c, E.method(Control, "add_ControlAdded", ControlEventHandler), on_control),
-        E.call(c, E.method(Control, "add_ControlRemoved", ControlEventHandler), on_control),
+        E.call(c, E.method(WF.Control, "add_ControlAdded", WF.ControlEventHandler), on_control),
+        E.call(c, E.method(WF.Control, "add_ControlRemoved", WF.ControlEventHandler), on_control),
         E.call(targets, E.method(TARGETS, "Add", WeakReference), E.new(WeakReference, E.convert(c, Object))),
         E.call(table, E.method(WATCH_TABLE, "Add", Object, String), E.convert(c, Object), E.const("", str)),
     )
@@ -240,7 +222,7 @@ def _watched(f: WalkFrame, c: Any) -> Any:
 
 
 def _build() -> Any:
-    f = WalkFrame(Control)
+    f = WalkFrame(WF.Control)
     c, pack = f.c, f.pack
     void, guarded, string_field, flag, bool_field = (
         pack.void, pack.guarded, pack.string_field, pack.flag, pack.bool_field
@@ -269,32 +251,38 @@ def _build() -> Any:
     def not_null(value: Any) -> Any:
         return Expression.NotEqual(value, E.null(value.Type))
 
-    # What makes a control rich (the module's docstring): read guarded, as a getter may throw.
+    # What makes a control rich (the module's docstring): read guarded, as a getter may throw. A ToolStrip
+    # and a TabPage need the Python path's reads beyond Controls; a ListView (``walk_views``) and a
+    # DataGridView (``walk_grids``) are walked, with their items.
     the_type = E.call(E.convert(c, object), E.method(Object, "GetType"))
     text_hidden = memo_per_type(("winforms.hides_text", 1), _build_hides_text, the_type)
-    rich_tests = [E.is_type(c, bridge.DERIVED_INTERFACE), *(E.is_type(c, t) for t in RICH_TYPES), text_hidden]
+    rich_tests = [
+        E.is_type(c, bridge.DERIVED_INTERFACE),
+        *(E.is_type(c, t) for t in (WF.ToolStrip, WF.TabPage)),
+        text_hidden,
+    ]
     rich_tests.append(not_null(E.prop(c, "ContextMenuStrip")))
-    if _has_property(Control, "ContextMenu"):  # the old kind: .NET Framework and Mono only
+    if _has_property(WF.Control, "ContextMenu"):  # the old kind: .NET Framework and Mono only
         rich_tests.append(not_null(E.prop(c, "ContextMenu")))
-    if _has_property(Form, "Menu"):
-        rich_tests.append(Expression.AndAlso(E.is_type(c, Form), not_null(E.prop(as_(Form), "Menu"))))
+    if _has_property(WF.Form, "Menu"):
+        rich_tests.append(Expression.AndAlso(E.is_type(c, WF.Form), not_null(E.prop(as_(WF.Form), "Menu"))))
 
     mnemonic = E.condition(
-        E.is_type(c, ButtonBase),
-        E.prop(as_(ButtonBase), "UseMnemonic"),
-        E.condition(E.is_type(c, Label), E.prop(as_(Label), "UseMnemonic"), E.is_type(c, GroupBox), bool),
+        E.is_type(c, WF.ButtonBase),
+        E.prop(as_(WF.ButtonBase), "UseMnemonic"),
+        E.condition(E.is_type(c, WF.Label), E.prop(as_(WF.Label), "UseMnemonic"), E.is_type(c, WF.GroupBox), bool),
         bool,
     )
-    check = E.prop(as_(CheckBox), "CheckState")
+    check = E.prop(as_(WF.CheckBox), "CheckState")
     checked = Expression.IfThenElse(
-        E.is_type(c, CheckBox),
+        E.is_type(c, WF.CheckBox),
         Expression.IfThenElse(
-            Expression.Equal(check, E.convert(E.const(int(CheckState.Indeterminate), int), CheckState)),
+            Expression.Equal(check, E.convert(E.const(int(WF.CheckState.Indeterminate), int), WF.CheckState)),
             void(pack.null()),
-            void(flag(Expression.Equal(check, E.convert(E.const(int(CheckState.Checked), int), CheckState)))),
+            void(flag(Expression.Equal(check, E.convert(E.const(int(WF.CheckState.Checked), int), WF.CheckState)))),
         ),
         Expression.IfThenElse(
-            E.is_type(c, RadioButton), void(flag(E.prop(as_(RadioButton), "Checked"))), void(pack.null())
+            E.is_type(c, WF.RadioButton), void(flag(E.prop(as_(WF.RadioButton), "Checked"))), void(pack.null())
         ),
     )
     record = E.block(
@@ -312,7 +300,7 @@ def _build() -> Any:
         guarded(
             void(
                 Expression.IfThenElse(
-                    Expression.OrElse(password(TextBox), password(MaskedTextBox)),
+                    Expression.OrElse(password(WF.TextBox), password(WF.MaskedTextBox)),
                     void(pack.null(), set_rich),
                     string_field(E.prop(c, "Text")),
                 )
@@ -337,7 +325,7 @@ def _build() -> Any:
                     E.assign(item_count, walk_items.value_count(c)),
                 ),
                 Expression.IfThen(
-                    Expression.AndAlso(Expression.Not(f.is_rich), E.is_type(c, TreeView)),
+                    Expression.AndAlso(Expression.Not(f.is_rich), E.is_type(c, WF.TreeView)),
                     E.assign(node_count, walk_items.tree_node_count(c)),
                 ),
                 Expression.IfThen(Expression.Not(f.is_rich), views.read(c)),
@@ -357,7 +345,7 @@ def _build() -> Any:
                 E.for_each(
                     E.prop(c, "Controls"),
                     kid,
-                    E.call(f.kids, E.method(f.elements, "Add", Control), E.convert(kid, Control)),
+                    E.call(f.kids, E.method(f.elements, "Add", WF.Control), E.convert(kid, WF.Control)),
                 ),
                 E.assign(f.listed, E.const(True, bool)),
                 pack.int_field(
@@ -383,7 +371,7 @@ def _build() -> Any:
         pack.null(),
         pack.null(),  # selected, expanded: an item's, not a control's
         # A tool strip's children are its items (the Python path's), not its controls.
-        f.enqueue_kids(also=Expression.Not(E.is_type(c, ToolStrip))),
+        f.enqueue_kids(also=Expression.Not(E.is_type(c, WF.ToolStrip))),
         # Then its items (the Python path lists them after its controls), the owner standing for each.
         Expression.IfThen(
             Expression.AndAlso(f.listed, Expression.LessThan(f.depth, f.max_depth)),
@@ -398,7 +386,7 @@ def _build() -> Any:
     return f.compile(
         [item_count, node_count, *views.variables, *grids.variables],
         record,
-        Expression.IfThenElse(E.is_type(c, ListView), views.virtual_record(), walk_items.value_item_record(f)),
+        Expression.IfThenElse(E.is_type(c, WF.ListView), views.virtual_record(), walk_items.value_item_record(f)),
         views.node_record(grids.node_record(walk_items.tree_node_record(f))),
         views.cell_record(),
     )

@@ -31,24 +31,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from System.Windows.Forms import (
-    ColumnHeader,
-    DataGridView,
-    DataGridViewCell,
-    DataGridViewColumn,
-    DataGridViewRow,
-    ListView,
-    ListViewItem,
-    TabPage,
-    ToolStripItem,
-    TreeNode,
-    TreeView,
-)
-
 from wpfprobe.core.protocol import ElementState, ItemRef
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.items import grids, lists, listview, menus, tabs, trees
 from wpfprobe_clr.toolkits.winforms.items.base import FACT_SOURCE, Fact, Item
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
+
+WF = clr_namespace("System.Windows.Forms")
 
 __all__ = [
     "FACT_SOURCE",
@@ -103,25 +92,25 @@ def item_of(element: Any) -> Item | None:
 
 
 def _decide(element: Any) -> Item | None:
-    if isinstance(element, TreeNode):
+    if isinstance(element, WF.TreeNode):
         return _TREE_NODE
-    if isinstance(element, ListViewItem):
+    if isinstance(element, WF.ListViewItem):
         return _LIST_VIEW_ROW
-    if isinstance(element, ColumnHeader):
+    if isinstance(element, WF.ColumnHeader):
         return _LIST_VIEW_COLUMN
-    if isinstance(element, DataGridViewColumn):
+    if isinstance(element, WF.DataGridViewColumn):
         return _GRID_COLUMN
-    if isinstance(element, DataGridViewRow):
+    if isinstance(element, WF.DataGridViewRow):
         return _GRID_ROW
-    if isinstance(element, DataGridViewCell):
+    if isinstance(element, WF.DataGridViewCell):
         return _GRID_CELL
     return None
 
 
 def _decide_ref(owner: Any) -> Item | None:
-    if isinstance(owner, (ListViewItem, ItemRef)):
+    if isinstance(owner, (WF.ListViewItem, ItemRef)):
         return _LIST_VIEW_CELL  # a cell of a row (a virtual list's row is itself a ref)
-    if isinstance(owner, ListView):
+    if isinstance(owner, WF.ListView):
         return _LIST_VIEW_VIRTUAL_ROW
     kind = lists.item_kind_for(owner)
     if kind is None:
@@ -173,11 +162,11 @@ def _container(control: Any) -> str | None:
 def _decide_container(control: Any) -> str | None:
     if lists.item_kind_for(control) is not None:
         return "values"
-    if isinstance(control, ListView):
+    if isinstance(control, WF.ListView):
         return "listview"
-    if isinstance(control, TreeView):
+    if isinstance(control, WF.TreeView):
         return "tree"
-    if isinstance(control, DataGridView):
+    if isinstance(control, WF.DataGridView):
         return "grid"
     return None
 
@@ -220,9 +209,9 @@ def _refiner(element: Any) -> str | None:
     key = type(element)
     how = _refiners.get(key, _MISSING)
     if how is _MISSING:
-        if isinstance(element, ToolStripItem):
+        if isinstance(element, WF.ToolStripItem):
             how = "tool-strip"
-        elif isinstance(element, TabPage):
+        elif isinstance(element, WF.TabPage):
             how = "tab"
         elif is_menu(element):
             how = "legacy"

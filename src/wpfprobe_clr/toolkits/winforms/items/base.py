@@ -22,11 +22,13 @@ from typing import Any
 import clr
 from System import Array, EventArgs, Object
 from System.Reflection import BindingFlags
-from System.Windows.Forms import MouseButtons, MouseEventArgs
 
 from wpfprobe.core.errors import ElementNotInteractableError
 from wpfprobe.core.protocol import ActionKind, Blocker, Bounds, ElementState, InputMode, Naming, PlainValue
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.delivery import protected
+
+WF = clr_namespace("System.Windows.Forms")
 
 #: Where an item's facts come from, as a property row's valueSource (shown without includeDefaults).
 FACT_SOURCE = "item"
@@ -176,9 +178,9 @@ class Item(ABC):
         owner = self.owner(el)
         rect = self.client_rect(el)
         x, y = (rect.X + rect.Width // 2, rect.Y + rect.Height // 2) if rect is not None else (0, 0)
-        which = {"left": MouseButtons.Left, "right": MouseButtons.Right, "middle": MouseButtons.Middle}[button]
+        which = {"left": WF.MouseButtons.Left, "right": WF.MouseButtons.Right, "middle": WF.MouseButtons.Middle}[button]
         for n in range(1, count + 1):
-            args = MouseEventArgs(which, n, x, y, 0)
+            args = WF.MouseEventArgs(which, n, x, y, 0)
             if button == "left":
                 protected(owner, "OnClick", EventArgs.Empty)
             protected(owner, "OnMouseClick", args)

@@ -19,23 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from System.Windows.Forms import (
-    DataGridView,
-    DataGridViewButtonCell,
-    DataGridViewCellEventArgs,
-    DataGridViewCellMouseEventArgs,
-    DataGridViewCheckBoxCell,
-    DataGridViewElementStates,
-    DataGridViewLinkCell,
-    DataGridViewSelectionMode,
-    MouseButtons,
-    MouseEventArgs,
-)
-
 from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
 from wpfprobe.core.protocol import ActionKind, Blocker, ElementState, InputMode
 from wpfprobe_clr._values import type_full_name
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.items.base import Fact, Item, call_protected, checked_of
+
+WF = clr_namespace("System.Windows.Forms")
 
 #: The separator between a row's cell texts.
 ROW_TEXT_SEPARATOR = " | "
@@ -55,7 +45,7 @@ def displayed_rows(grid: Any) -> list[int]:
     if not grid.Visible or not grid.IsHandleCreated:
         return []
     rows = grid.Rows
-    shown = DataGridViewElementStates.Displayed
+    shown = WF.DataGridViewElementStates.Displayed
     found: list[int] = []
     index = int(rows.GetFirstRow(shown))
     while index >= 0:
@@ -107,12 +97,12 @@ class GridColumn(Item):
 
     def mouse(self, el: Any, button: str, count: int) -> None:
         grid = el.DataGridView
-        which = {"left": MouseButtons.Left, "right": MouseButtons.Right, "middle": MouseButtons.Middle}[button]
+        which = {"left": WF.MouseButtons.Left, "right": WF.MouseButtons.Right, "middle": WF.MouseButtons.Middle}[button]
         for n in range(1, count + 1):
-            args = DataGridViewCellMouseEventArgs(int(el.Index), -1, 0, 0, MouseEventArgs(which, n, 0, 0, 0))
-            call_protected(grid, DataGridView, "OnColumnHeaderMouseClick", args)
+            args = WF.DataGridViewCellMouseEventArgs(int(el.Index), -1, 0, 0, WF.MouseEventArgs(which, n, 0, 0, 0))
+            call_protected(grid, WF.DataGridView, "OnColumnHeaderMouseClick", args)
             if n == 2:
-                call_protected(grid, DataGridView, "OnColumnHeaderMouseDoubleClick", args)
+                call_protected(grid, WF.DataGridView, "OnColumnHeaderMouseDoubleClick", args)
 
     def action_state(self, el: Any) -> dict[str, Any]:
         return {}
@@ -162,20 +152,20 @@ class GridRow(Item):
         if first is not None:
             grid.CurrentCell = first  # the current row moves here, as the user's click moves it
         if int(grid.SelectionMode) in (
-            int(DataGridViewSelectionMode.FullRowSelect),
-            int(DataGridViewSelectionMode.RowHeaderSelect),
+            int(WF.DataGridViewSelectionMode.FullRowSelect),
+            int(WF.DataGridViewSelectionMode.RowHeaderSelect),
         ):
             grid.ClearSelection()
             el.Selected = True
 
     def mouse(self, el: Any, button: str, count: int) -> None:
         grid = el.DataGridView
-        which = {"left": MouseButtons.Left, "right": MouseButtons.Right, "middle": MouseButtons.Middle}[button]
+        which = {"left": WF.MouseButtons.Left, "right": WF.MouseButtons.Right, "middle": WF.MouseButtons.Middle}[button]
         for n in range(1, count + 1):
-            args = DataGridViewCellMouseEventArgs(-1, int(el.Index), 0, 0, MouseEventArgs(which, n, 0, 0, 0))
-            call_protected(grid, DataGridView, "OnRowHeaderMouseClick", args)
+            args = WF.DataGridViewCellMouseEventArgs(-1, int(el.Index), 0, 0, WF.MouseEventArgs(which, n, 0, 0, 0))
+            call_protected(grid, WF.DataGridView, "OnRowHeaderMouseClick", args)
             if n == 2:
-                call_protected(grid, DataGridView, "OnRowHeaderMouseDoubleClick", args)
+                call_protected(grid, WF.DataGridView, "OnRowHeaderMouseDoubleClick", args)
 
     def action_state(self, el: Any) -> dict[str, Any]:
         return {"selected": bool(el.Selected)}
@@ -209,13 +199,13 @@ class GridCell(Item):
             and (int(current.ColumnIndex) == int(el.ColumnIndex))
         )
         visible = bool(grid.Visible) and bool(el.Visible) and _cell_displayed(el)
-        checked = cell_checked(el) if isinstance(el, DataGridViewCheckBoxCell) else None
+        checked = cell_checked(el) if isinstance(el, WF.DataGridViewCheckBoxCell) else None
         return ElementState(
             visible, bool(grid.Enabled), is_current and bool(grid.Focused), selected=bool(el.Selected), checked=checked
         )
 
     def text(self, el: Any) -> str | None:
-        return None if isinstance(el, DataGridViewCheckBoxCell) else cell_text(el)
+        return None if isinstance(el, WF.DataGridViewCheckBoxCell) else cell_text(el)
 
     def facts(self, el: Any) -> list[Fact]:
         return [
@@ -229,9 +219,9 @@ class GridCell(Item):
 
     def unsupported(self, el: Any, action: ActionKind) -> str | None:
         if action == "toggle":
-            return None if isinstance(el, DataGridViewCheckBoxCell) else "It is not a check box cell."
+            return None if isinstance(el, WF.DataGridViewCheckBoxCell) else "It is not a check box cell."
         if action == "type":
-            if isinstance(el, (DataGridViewCheckBoxCell, DataGridViewButtonCell, DataGridViewLinkCell)):
+            if isinstance(el, (WF.DataGridViewCheckBoxCell, WF.DataGridViewButtonCell, WF.DataGridViewLinkCell)):
                 return "It is a check box, button or link cell: click or toggle it."
             return None
         return super().unsupported(el, action)
@@ -246,25 +236,25 @@ class GridCell(Item):
 
     def pick(self, el: Any) -> None:
         self.select(el)
-        if isinstance(el, DataGridViewCheckBoxCell) and not el.ReadOnly:
+        if isinstance(el, WF.DataGridViewCheckBoxCell) and not el.ReadOnly:
             self.toggle(el, None)  # a click on a check box cell flips it
 
     def mouse(self, el: Any, button: str, count: int) -> None:
         grid = el.DataGridView
         col, row = int(el.ColumnIndex), int(el.RowIndex)
-        which = {"left": MouseButtons.Left, "right": MouseButtons.Right, "middle": MouseButtons.Middle}[button]
-        content = isinstance(el, (DataGridViewButtonCell, DataGridViewLinkCell, DataGridViewCheckBoxCell))
+        which = {"left": WF.MouseButtons.Left, "right": WF.MouseButtons.Right, "middle": WF.MouseButtons.Middle}[button]
+        content = isinstance(el, (WF.DataGridViewButtonCell, WF.DataGridViewLinkCell, WF.DataGridViewCheckBoxCell))
         for n in range(1, count + 1):
             if button == "left":
-                call_protected(grid, DataGridView, "OnCellClick", DataGridViewCellEventArgs(col, row))
+                call_protected(grid, WF.DataGridView, "OnCellClick", WF.DataGridViewCellEventArgs(col, row))
                 if content:
-                    call_protected(grid, DataGridView, "OnCellContentClick", DataGridViewCellEventArgs(col, row))
-            mouse = DataGridViewCellMouseEventArgs(col, row, 0, 0, MouseEventArgs(which, n, 0, 0, 0))
-            call_protected(grid, DataGridView, "OnCellMouseClick", mouse)
+                    call_protected(grid, WF.DataGridView, "OnCellContentClick", WF.DataGridViewCellEventArgs(col, row))
+            mouse = WF.DataGridViewCellMouseEventArgs(col, row, 0, 0, WF.MouseEventArgs(which, n, 0, 0, 0))
+            call_protected(grid, WF.DataGridView, "OnCellMouseClick", mouse)
             if n == 2:
                 if button == "left":
-                    call_protected(grid, DataGridView, "OnCellDoubleClick", DataGridViewCellEventArgs(col, row))
-                call_protected(grid, DataGridView, "OnCellMouseDoubleClick", mouse)
+                    call_protected(grid, WF.DataGridView, "OnCellDoubleClick", WF.DataGridViewCellEventArgs(col, row))
+                call_protected(grid, WF.DataGridView, "OnCellMouseDoubleClick", mouse)
 
     def toggle(self, el: Any, state: bool | None) -> None:
         current = cell_checked(el)
@@ -295,7 +285,7 @@ class GridCell(Item):
 
     def action_state(self, el: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"selected": bool(el.Selected)}
-        if isinstance(el, DataGridViewCheckBoxCell):
+        if isinstance(el, WF.DataGridViewCheckBoxCell):
             out["checked"] = cell_checked(el)
         return out
 

@@ -11,18 +11,22 @@ but the toolkit still selects it (it scrolls or needs no drop-down).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
-
-from System.Windows.Forms import CheckedListBox, ComboBox, DrawMode, ListBox, SelectionMode
 
 from wpfprobe.core.protocol import ActionKind, ElementState, ItemRef
 from wpfprobe_clr._values import to_plain, type_full_name
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.items.base import Fact, Item, checked_of, visible_in
 
-# Enum members looked up once: a lookup per comparison costs as much as the read it compares.
-_ONE = SelectionMode.One
-_NONE = getattr(SelectionMode, "None")  # a Python keyword as an attribute name
-_VARIABLE = DrawMode.OwnerDrawVariable
+WF = clr_namespace("System.Windows.Forms")
+
+
+@cache
+def _mode(enum: str, name: str) -> Any:
+    """An enum member, looked up once: a lookup per comparison costs as much as the read it compares.
+    (``getattr``: ``None`` is a Python keyword as an attribute name.)"""
+    return getattr(getattr(WF, enum), name)
 
 
 class ValueItem(Item):
@@ -51,7 +55,7 @@ class ValueItem(Item):
 
     def is_selected(self, el: ItemRef) -> bool:
         owner = el.owner
-        if owner.SelectionMode == _ONE:
+        if owner.SelectionMode == _mode("SelectionMode", "One"):
             return int(owner.SelectedIndex) == el.index  # a property read, not a method call per item
         return bool(owner.GetSelected(el.index))
 
@@ -59,7 +63,7 @@ class ValueItem(Item):
         owner = el.owner
         if not owner.IsHandleCreated:
             return False
-        if owner.MultiColumn or owner.DrawMode == _VARIABLE:
+        if owner.MultiColumn or owner.DrawMode == _mode("DrawMode", "OwnerDrawVariable"):
             return visible_in(owner, owner.GetItemRectangle(el.index))
         # Rows of one height from TopIndex down: a few property reads instead of three method calls.
         row = el.index - int(owner.TopIndex)
@@ -96,16 +100,16 @@ class ValueItem(Item):
         return type_full_name(self.value(el))
 
     def unsupported(self, el: ItemRef, action: ActionKind) -> str | None:
-        if action == "select" and el.owner.SelectionMode == _NONE:
+        if action == "select" and el.owner.SelectionMode == _mode("SelectionMode", "None"):
             return "Its list allows no selection (SelectionMode None)."
         return super().unsupported(el, action)
 
     def select(self, el: ItemRef) -> None:
         owner = el.owner
         self.scroll_to(el)
-        if owner.SelectionMode == _NONE:
+        if owner.SelectionMode == _mode("SelectionMode", "None"):
             return  # a click on such a list selects nothing; its click events still come
-        if int(owner.SelectionMode) in (int(SelectionMode.MultiSimple), int(SelectionMode.MultiExtended)):
+        if int(owner.SelectionMode) in (int(WF.SelectionMode.MultiSimple), int(WF.SelectionMode.MultiExtended)):
             # Picking one item of a multi-selection list makes it the selection, as a plain click does.
             owner.ClearSelected()
             owner.SetSelected(el.index, True)
@@ -114,7 +118,7 @@ class ValueItem(Item):
 
     def pick(self, el: ItemRef) -> None:
         owner = el.owner
-        if int(owner.SelectionMode) == int(SelectionMode.MultiSimple):
+        if int(owner.SelectionMode) == int(WF.SelectionMode.MultiSimple):
             self.scroll_to(el)
             owner.SetSelected(el.index, not owner.GetSelected(el.index))  # a click flips one item there
             return
@@ -204,11 +208,11 @@ class ComboItem(ValueItem):
 
 def item_kind_for(owner: Any) -> Item | None:
     """The value-item kind of an owner control's type, or None if it has no value items."""
-    if isinstance(owner, CheckedListBox):
+    if isinstance(owner, WF.CheckedListBox):
         return CheckedListItem()
-    if isinstance(owner, ListBox):
+    if isinstance(owner, WF.ListBox):
         return ValueItem()
-    if isinstance(owner, ComboBox):
+    if isinstance(owner, WF.ComboBox):
         return ComboItem()
     return None
 

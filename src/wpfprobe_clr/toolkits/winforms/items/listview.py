@@ -21,18 +21,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from System.Drawing import Rectangle
-from System.Windows.Forms import ColumnClickEventArgs, ListView, View
-
 from wpfprobe.core.protocol import ActionKind, ElementState, ItemRef, Naming
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.items.base import Fact, Item, call_protected, visible_in
+
+Drawing = clr_namespace("System.Drawing")
+WF = clr_namespace("System.Windows.Forms")
 
 #: Rows listed for a list in virtual mode when none is in view yet (no handle, hidden).
 VIRTUAL_PAGE = 50
 
 
 def details(lv: Any) -> bool:
-    return int(lv.View) == int(View.Details)
+    return int(lv.View) == int(WF.View.Details)
 
 
 def children_of(lv: Any) -> list[Any]:
@@ -218,7 +219,7 @@ class ListViewCell(Item):
         rect = self.sub(el).Bounds
         if el.index == 0:
             # The first subitem's bounds are the whole row's; its cell is the first column's width.
-            rect = Rectangle(rect.X, rect.Y, int(self.column(el).Width), rect.Height)
+            rect = Drawing.Rectangle(rect.X, rect.Y, int(self.column(el).Width), rect.Height)
         return rect if visible_in(lv, rect) else None
 
     def state(self, el: ItemRef) -> ElementState:
@@ -265,7 +266,7 @@ class ListViewColumn(Item):
         left = int(row.X) + sum(
             int(c.Width) for c in lv.Columns if int(c.DisplayIndex) < int(el.DisplayIndex)
         )  # fmt: skip
-        rect = Rectangle(left, 0, int(el.Width), int(row.Y))
+        rect = Drawing.Rectangle(left, 0, int(el.Width), int(row.Y))
         return rect if rect.Height > 0 and visible_in(lv, rect) else None
 
     def state(self, el: Any) -> ElementState:
@@ -284,7 +285,7 @@ class ListViewColumn(Item):
         return True
 
     def pick(self, el: Any) -> None:
-        call_protected(el.ListView, ListView, "OnColumnClick", ColumnClickEventArgs(int(el.Index)))
+        call_protected(el.ListView, WF.ListView, "OnColumnClick", WF.ColumnClickEventArgs(int(el.Index)))
 
     def mouse(self, el: Any, button: str, count: int) -> None:
         pass  # a header click raises ColumnClick only

@@ -18,17 +18,15 @@ from typing import Any
 
 from System import EventArgs, Object, WeakReference
 from System.Runtime.CompilerServices import ConditionalWeakTable
-from System.Windows.Forms import ToolStripMenuItem
 
 from wpfprobe.core.protocol import Blocker, ElementState, InputMode, PlainValue
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.items.base import call_protected
 
-try:  # the old menus exist on .NET Framework and Mono only
-    from System.Windows.Forms import ContextMenu as _ContextMenu
-    from System.Windows.Forms import MainMenu as _MainMenu
-    from System.Windows.Forms import MenuItem as _MenuItem
-except ImportError:  # pragma: no cover - depends on the runtime
-    _ContextMenu = _MainMenu = _MenuItem = None
+WF = clr_namespace("System.Windows.Forms")
+
+# The old menus (ContextMenu, MainMenu, MenuItem) exist on .NET Framework and Mono only:
+# ``WF.optional`` is None for them elsewhere.
 
 #: A context menu -> a WeakReference to the control it was last listed under.
 _owners: Any = None
@@ -40,7 +38,7 @@ def context_menus(control: Any) -> list[Any]:
     Every control of every walk is asked, so it is two property reads when it has none.
     """
     strip = control.ContextMenuStrip
-    old = control.ContextMenu if _ContextMenu is not None else None
+    old = control.ContextMenu if WF.optional("ContextMenu") is not None else None
     if strip is None and old is None:
         return []
     found = [menu for menu in (strip, old) if menu is not None]
@@ -73,7 +71,8 @@ def menu_owner(menu: Any) -> Any | None:
 def is_context_menu(element: Any) -> bool:
     from System.Windows.Forms import ContextMenuStrip  # noqa: PLC0415
 
-    return isinstance(element, ContextMenuStrip) or (_ContextMenu is not None and isinstance(element, _ContextMenu))
+    old = WF.optional("ContextMenu")
+    return isinstance(element, ContextMenuStrip) or (old is not None and isinstance(element, old))
 
 
 def open_context_menu(strip: Any, host: Any | None = None) -> None:
@@ -100,7 +99,7 @@ def open_context_menu(strip: Any, host: Any | None = None) -> None:
 
 def tool_strip_state(item: Any, base: ElementState) -> ElementState:
     """A menu item's check mark (when it has one) and whether its drop-down is open."""
-    if not isinstance(item, ToolStripMenuItem):
+    if not isinstance(item, WF.ToolStripMenuItem):
         return base
     checked = bool(item.Checked) if (item.CheckOnClick or item.Checked) else None
     expanded = bool(item.DropDown.Visible) if item.HasDropDownItems else None
@@ -124,7 +123,8 @@ def legacy_action_state(item: Any) -> dict[str, PlainValue]:
 
 
 def _is_legacy_item(element: Any) -> bool:
-    return _MenuItem is not None and isinstance(element, _MenuItem)
+    old = WF.optional("MenuItem")
+    return old is not None and isinstance(element, old)
 
 
 # -- where it is ------------------------------------------------------------------
@@ -133,7 +133,8 @@ def _is_legacy_item(element: Any) -> bool:
 def legacy_form(item: Any) -> Any | None:
     """The form an old-style menu item is on: its MainMenu's form, or its context menu's control's form."""
     top = _top_menu(item)
-    if _MainMenu is not None and isinstance(top, _MainMenu):
+    main_menu = WF.optional("MainMenu")
+    if main_menu is not None and isinstance(top, main_menu):
         return top.GetForm()
     owner = menu_owner(top) if top is not None else None
     return owner.FindForm() if owner is not None else None
@@ -210,7 +211,7 @@ def legacy_toggle(item: Any, state: bool | None) -> None:
 
 
 def _popup(menu: Any) -> None:
-    declaring = _MenuItem if _is_legacy_item(menu) else _ContextMenu
+    declaring = WF.MenuItem if _is_legacy_item(menu) else WF.ContextMenu
     call_protected(menu, declaring, "OnPopup", EventArgs.Empty)
 
 

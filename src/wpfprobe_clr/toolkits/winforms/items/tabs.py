@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from System import Object
-from System.Windows.Forms import TabControl, TabPage
 
 from wpfprobe.core.protocol import ActionKind, Bounds, ElementState
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.items.base import Item
+
+WF = clr_namespace("System.Windows.Forms")
 
 
 class TabItem(Item):
@@ -75,4 +77,4 @@ class TabItem(Item):
 
 
 def is_tab_page(element: Any) -> bool:
-    return isinstance(element, TabPage) and isinstance(element.Parent, TabControl)
+    return isinstance(element, WF.TabPage) and isinstance(element.Parent, WF.TabControl)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from System.Windows.Forms import MouseButtons, TreeNodeMouseClickEventArgs, TreeView
-
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.protocol import ActionKind, ElementState
+from wpfprobe_clr.net.lazy import clr_namespace
 from wpfprobe_clr.toolkits.winforms.items.base import Item, call_protected
+
+WF = clr_namespace("System.Windows.Forms")
 
 
 class TreeNodeItem(Item):
@@ -89,13 +90,13 @@ class TreeNodeItem(Item):
         tree = el.TreeView
         rect = self.client_rect(el)
         x, y = (rect.X + rect.Width // 2, rect.Y + rect.Height // 2) if rect is not None else (0, 0)
-        which = {"left": MouseButtons.Left, "right": MouseButtons.Right, "middle": MouseButtons.Middle}[button]
+        which = {"left": WF.MouseButtons.Left, "right": WF.MouseButtons.Right, "middle": WF.MouseButtons.Middle}[button]
         super().mouse(el, button, count)
         for n in range(1, count + 1):
-            args = TreeNodeMouseClickEventArgs(el, which, n, x, y)
-            call_protected(tree, TreeView, "OnNodeMouseClick", args)
+            args = WF.TreeNodeMouseClickEventArgs(el, which, n, x, y)
+            call_protected(tree, WF.TreeView, "OnNodeMouseClick", args)
             if n == 2:
-                call_protected(tree, TreeView, "OnNodeMouseDoubleClick", args)
+                call_protected(tree, WF.TreeView, "OnNodeMouseDoubleClick", args)
                 if button == "left" and el.Nodes.Count:
                     self.expand(el, None)  # a double click opens or closes a node
 
