@@ -30,6 +30,7 @@ from System import Array, Object, WeakReference
 
 from wpfprobe_clr.net import bridge
 from wpfprobe_clr.net.expr import typeof
+from wpfprobe_clr.net.lazy import is_instance
 
 __all__ = [
     "DerivedHandle",
@@ -381,10 +382,11 @@ def same(a: Any, b: Any) -> bool:
 
 
 def is_a(value: Any, classes: Any) -> bool:
-    """``isinstance(value, classes)`` that also answers for a handle, by its .NET type."""
+    """``isinstance(value, classes)`` that also answers for a handle, by its .NET type; ``classes`` may
+    hold ``System.Type`` objects (``WF.types.DataGridView``: see ``lazy.is_instance``)."""
     if type(value) is DerivedHandle:
         return value.is_a(classes)
-    return isinstance(value, classes)
+    return is_instance(value, classes)
 
 
 def has_member(value: Any, name: str) -> bool:

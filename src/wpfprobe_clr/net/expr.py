@@ -45,6 +45,7 @@ __all__ = [
     "condition",
     "const",
     "convert",
+    "enum_member",
     "for_each",
     "for_range",
     "func",
@@ -159,6 +160,13 @@ def new(t: Any, *args: Any) -> Any:
 
 
 # -- operators ---------------------------------------------------------------
+
+
+def enum_member(t: Any, name: str) -> Any:
+    """The constant member ``name`` of the enum ``t``, read from its ``System.Type``: a ``WF.types``
+    enum (``net.lazy``) gets no Python class made for it."""
+    t = typeof(t)
+    return Expression.Convert(const(int(t.GetField(name).GetRawConstantValue()), int), t)
 
 
 def convert(e: Any, t: Any) -> Any:

@@ -9,8 +9,16 @@ starts, in every app. Through a namespace object, ``WF.DataGridView`` pays it
 where the probe first reaches a DataGridView, so an app pays for the classes
 its own UI has, as it would without the probe.
 
-A class once found is kept on the object, so a later ``WF.DataGridView`` is a
-plain attribute read (a pythonnet namespace module's is a call into .NET).
+A type test needs no Python class: ``WF.types.DataGridView`` is the
+``System.Type`` alone, found in the loaded assemblies, for which pythonnet
+builds nothing (Mono reads the type's metadata, a fraction of the cost). The
+walk's compiled expressions test with those (``expr.typeof`` takes them), and
+Python code with ``is_instance`` (``derived.is_a`` for what may be a handle),
+so testing whether a Button is a DataGridView does not make the DataGridView
+class.
+
+What is found is kept on the object, so a later ``WF.DataGridView`` is a plain
+attribute read (a pythonnet namespace module's is a call into .NET).
 ``clr_namespace`` hands out one object per namespace, and ``resolved`` says
 which classes it has looked up. The namespace's own module is imported at the
 first lookup too: importing a module of the probe needs no assembly loaded.
@@ -22,7 +30,45 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-__all__ = ["ClrNamespace", "clr_namespace"]
+__all__ = ["ClrNamespace", "NetTypes", "clr_namespace", "is_instance"]
+
+
+class NetTypes:
+    """The ``System.Type`` objects of one namespace's types as attributes, found by full name in the
+    loaded assemblies: no pythonnet class is made for them."""
+
+    def __init__(self, namespace: str) -> None:
+        self._namespace = namespace
+        self._assembly: Any = None  # where the last one was: most of a namespace is in one assembly
+        self._missing: set[str] = set()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        full = f"{self._namespace}.{name}"
+        found = self._assembly.GetType(full) if self._assembly is not None else None
+        if found is None:
+            from System import AppDomain  # noqa: PLC0415 - only once a CLR runs
+
+            for assembly in AppDomain.CurrentDomain.GetAssemblies():
+                found = assembly.GetType(full)
+                if found is not None:
+                    self._assembly = assembly
+                    break
+            else:
+                raise AttributeError(f"no loaded assembly has a type {full}")
+        setattr(self, name, found)
+        return found
+
+    def optional(self, name: str) -> Any | None:
+        """The type, or None where this runtime has none."""
+        if name in self._missing:
+            return None
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            self._missing.add(name)
+            return None
 
 
 class ClrNamespace:
@@ -32,6 +78,12 @@ class ClrNamespace:
         self._name = name
         self._module: ModuleType | None = None
         self._missing: set[str] = set()
+        self._types = NetTypes(name)
+
+    @property
+    def types(self) -> NetTypes:
+        """This namespace's ``System.Type`` objects, for type tests: ``WF.types.DataGridView``."""
+        return self._types
 
     def __getattr__(self, name: str) -> Any:
         # Only the first read of a class comes here; after it the instance dict answers.
@@ -70,3 +122,27 @@ def clr_namespace(name: str) -> ClrNamespace:
     if found is None:
         found = _namespaces[name] = ClrNamespace(name)
     return found
+
+
+#: (Python type, id of a System.Type) -> (that System.Type, whether the type's objects are its instances).
+_instances: dict[tuple[type, int], tuple[Any, bool]] = {}
+
+
+def is_instance(value: Any, classes: Any) -> bool:
+    """``isinstance(value, classes)``, where ``classes`` (one, or a tuple) may hold ``System.Type`` objects
+    (``WF.types.ListView``) besides classes. A System.Type is asked once per Python type (pythonnet
+    gives each .NET type its own), so a test costs a dict lookup, not a call into .NET."""
+    if type(classes) is tuple:
+        return any(_is_one(value, c) for c in classes)
+    return _is_one(value, classes)
+
+
+def _is_one(value: Any, kind: Any) -> bool:
+    if isinstance(kind, type):
+        return isinstance(value, kind)
+    key = (type(value), id(kind))
+    found = _instances.get(key)
+    if found is None:
+        # The System.Type is kept in the value, so its id is not reused while the entry lives.
+        found = _instances[key] = (kind, bool(kind.IsInstanceOfType(value)))
+    return found[1]

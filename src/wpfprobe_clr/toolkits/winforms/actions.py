@@ -36,41 +36,41 @@ def action_state(element: Any) -> dict[str, PlainValue]:
     if is_menu(element):
         return menus.legacy_action_state(element)
     state: dict[str, PlainValue] = {}
-    if is_a(element, WF.CheckBox):
+    if is_a(element, WF.types.CheckBox):
         check = element.CheckState
         state["checked"] = None if check == WF.CheckState.Indeterminate else bool(element.Checked)
-    elif is_a(element, WF.RadioButton):
+    elif is_a(element, WF.types.RadioButton):
         state["checked"] = bool(element.Checked)
-    elif is_a(element, WF.ToolStripMenuItem):
+    elif is_a(element, WF.types.ToolStripMenuItem):
         if element.CheckOnClick or element.Checked:
             state["checked"] = bool(element.Checked)
         if element.HasDropDownItems:
             state["expanded"] = bool(element.DropDown.Visible)
-    if is_a(element, WF.ToolStripComboBox):
+    if is_a(element, WF.types.ToolStripComboBox):
         element = element.ComboBox
-    if is_a(element, (WF.ListBox, WF.ComboBox)):
+    if is_a(element, (WF.types.ListBox, WF.types.ComboBox)):
         index = int(element.SelectedIndex)
         state["selectedIndex"] = index
         state["selectedItem"] = str(element.GetItemText(element.SelectedItem)) if index >= 0 else None
-        if is_a(element, WF.ComboBox):
+        if is_a(element, WF.types.ComboBox):
             state["expanded"] = bool(element.DroppedDown)
-    elif is_a(element, WF.TabControl):
+    elif is_a(element, WF.types.TabControl):
         index = int(element.SelectedIndex)
         state["selectedIndex"] = index
         tab = get(element, "SelectedTab")
         state["selectedItem"] = str(tab.Text) if tab is not None else None
-    elif is_a(element, WF.DataGridView):
+    elif is_a(element, WF.types.DataGridView):
         current = element.CurrentCell
         state["selectedIndex"] = int(current.RowIndex) if current is not None else -1
-    elif is_a(element, WF.TreeView):
+    elif is_a(element, WF.types.TreeView):
         node = element.SelectedNode
         state["selectedItem"] = str(node.FullPath).replace(str(element.PathSeparator), "/") if node else None
-    elif is_a(element, WF.ListView):
+    elif is_a(element, WF.types.ListView):
         selected = list(element.SelectedIndices)
         state["selectedIndex"] = int(selected[0]) if selected else -1
         state["selectedItem"] = str(element.Items[int(selected[0])].Text) if selected else None
-    elif is_a(element, (WF.TrackBar, WF.NumericUpDown, WF.ProgressBar, WF.ScrollBar)):
-        state["value"] = float(str(element.Value)) if is_a(element, WF.NumericUpDown) else int(element.Value)
+    elif is_a(element, (WF.types.TrackBar, WF.types.NumericUpDown, WF.types.ProgressBar, WF.types.ScrollBar)):
+        state["value"] = float(str(element.Value)) if is_a(element, WF.types.NumericUpDown) else int(element.Value)
     return state
 
 
@@ -87,7 +87,7 @@ def focused_element(main: Any | None) -> Any | None:
         # An MDI parent's focus is in its active child, which is no root of its own.
         form = get(form, "ActiveMdiChild") or form
         control = form
-        while is_a(control, WF.ContainerControl) and (inner := get(control, "ActiveControl")) is not None:
+        while is_a(control, WF.types.ContainerControl) and (inner := get(control, "ActiveControl")) is not None:
             control = inner
         if same(control, form):
             continue
@@ -116,7 +116,7 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
             raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
         menus.legacy_click(element)
         return
-    if is_a(element, WF.ToolStripItem):
+    if is_a(element, WF.types.ToolStripItem):
         if button != "left":
             raise _cannot(element, f"a {button} click on a menu item", "Use a left click.")
         _click_menu_item(element)
@@ -128,14 +128,14 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
     if (
         button == "left"
         and count == 1
-        and is_a(element, (WF.IButtonControl, WF.RadioButton))
-        and not is_a(element, WF.LinkLabel)
+        and is_a(element, (WF.types.IButtonControl, WF.types.RadioButton))
+        and not is_a(element, WF.types.LinkLabel)
     ):
         element.PerformClick()
         # A pointer's click raises MouseClick after Click, and apps do listen
         # there (``button.MouseClick += handler``); PerformClick raises only Click.
         # MouseDown/MouseUp stay out: .NET Framework's OnMouseUp clicks again.
-        if is_a(element, WF.Control) and not element.IsDisposed:
+        if is_a(element, WF.types.Control) and not element.IsDisposed:
             x, y = max(element.Width // 2, 0), max(element.Height // 2, 0)
             protected(element, "OnMouseClick", WF.MouseEventArgs(WF.MouseButtons.Left, 1, x, y, 0))
         return
@@ -144,7 +144,7 @@ def click(element: Any, *, button: MouseButton, count: int) -> None:
 
 def _click_menu_item(item: Any) -> None:
     _open_context_menu(item)
-    if is_a(item, WF.ToolStripDropDownItem) and item.HasDropDownItems:
+    if is_a(item, WF.types.ToolStripDropDownItem) and item.HasDropDownItems:
         # A menu with items opens; its parents open first, as the user would.
         _open_menu_chain(get(item, "OwnerItem"))
         item.ShowDropDown()
@@ -152,11 +152,11 @@ def _click_menu_item(item: Any) -> None:
     # A real click closes the menus before the item's handler runs, so a
     # dialog the handler opens is not drawn under an open drop-down.
     owner = get(item, "Owner")
-    if is_a(owner, WF.ToolStripDropDown):
+    if is_a(owner, WF.types.ToolStripDropDown):
         top = item
         while (up := get(top, "OwnerItem")) is not None:
             top = up
-        if is_a(top, WF.ToolStripDropDownItem):
+        if is_a(top, WF.types.ToolStripDropDownItem):
             top.HideDropDown()
         owner.Close()
     item.PerformClick()
@@ -178,7 +178,7 @@ def _open_menu_chain(item: Any) -> None:
         chain.append(item)
         item = get(item, "OwnerItem")
     for link in reversed(chain):
-        if is_a(link, WF.ToolStripDropDownItem) and link.HasDropDownItems and not link.DropDown.Visible:
+        if is_a(link, WF.types.ToolStripDropDownItem) and link.HasDropDownItems and not link.DropDown.Visible:
             link.ShowDropDown()
 
 
@@ -209,19 +209,19 @@ def type_text(element: Any, text: str, *, replace: bool) -> None:
     if actor is not None:
         # A grid cell: its editor opens (all selected), takes the characters, and the edit is committed.
         editor = actor.typing_target(element)
-        if not replace and is_a(editor, WF.TextBoxBase):
+        if not replace and is_a(editor, WF.types.TextBoxBase):
             editor.Select(editor.TextLength, 0)
         _type_into(editor, text, replace=replace)
         actor.typed(element)
         return
-    target = element.ComboBox if is_a(element, WF.ToolStripComboBox) else element
+    target = element.ComboBox if is_a(element, WF.types.ToolStripComboBox) else element
     _type_into(target, text, replace=replace)
 
 
 def _type_into(target: Any, text: str, *, replace: bool) -> None:
     _take_focus(target)
     if replace:
-        if is_a(target, WF.TextBoxBase):
+        if is_a(target, WF.types.TextBoxBase):
             target.SelectAll()
             if not text:
                 target.SelectedText = ""
@@ -231,7 +231,7 @@ def _type_into(target: Any, text: str, *, replace: bool) -> None:
         target.Text = (target.Text if not replace else "") + text
         return
     for ch in text.replace("\r\n", "\n"):
-        if ch == "\n" and not (is_a(target, WF.TextBoxBase) and target.Multiline):
+        if ch == "\n" and not (is_a(target, WF.types.TextBoxBase) and target.Multiline):
             press(target, KeyChord((), "Enter"))  # a single-line box: Enter, as a user would press it
             continue
         code = "\r" if ch == "\n" else ch
@@ -246,10 +246,10 @@ def send_keys(element: Any | None, chords: tuple[KeyChord, ...], main: Any | Non
         target = actor.owner(target)  # keys go to the control that shows the item
     if target is None:
         target = focused_element(main)
-    elif is_a(target, WF.Control):
+    elif is_a(target, WF.types.Control):
         target = _key_target(target)
         _take_focus(target)
-    if not is_a(target, WF.Control):
+    if not is_a(target, WF.types.Control):
         raise ElementNotInteractableError(
             "Keys go to a control; nothing with keyboard focus was found.",
             suggestion="Pass the control that should get the keys (nodeId or locator).",
@@ -279,23 +279,23 @@ def select(element: Any, *, item: str | None, index: int | None) -> None:
             f"{describe_element(element)} is not an item: say which of its items to select.",
             suggestion="Pass item (the item's text) or index.",
         )
-    target = element.ComboBox if is_a(element, WF.ToolStripComboBox) else element
-    if is_a(target, WF.TreeView):
+    target = element.ComboBox if is_a(element, WF.types.ToolStripComboBox) else element
+    if is_a(target, WF.types.TreeView):
         trees.select_path(target, item, index)
         return
-    if is_a(target, WF.DataGridView):
+    if is_a(target, WF.types.DataGridView):
         grids.select_row(target, item, index)
         return
-    if is_a(target, (WF.ListBox, WF.ComboBox)):
+    if is_a(target, (WF.types.ListBox, WF.types.ComboBox)):
         texts = [str(target.GetItemText(i)) for i in target.Items]
-    elif is_a(target, WF.TabControl):
+    elif is_a(target, WF.types.TabControl):
         texts = [str(p.Text) for p in members_of(target.TabPages)]
-    elif is_a(target, WF.ListView):
+    elif is_a(target, WF.types.ListView):
         texts = [str(i.Text) for i in target.Items]
     else:
         raise _cannot(element, "select", "Use wpf_click or wpf_toggle for this element.")
     chosen = _choose(texts, item, index)
-    if is_a(target, WF.ListView):
+    if is_a(target, WF.types.ListView):
         target.SelectedIndices.Clear()
         target.Items[chosen].Selected = True
         target.Items[chosen].Focused = True
@@ -311,7 +311,7 @@ def toggle(element: Any, *, state: bool | None) -> None:
     if is_menu(element):
         menus.legacy_toggle(element, state)
         return
-    if is_a(element, WF.RadioButton):
+    if is_a(element, WF.types.RadioButton):
         if state is False:
             raise InvalidArgumentError(
                 "A radio button is unchecked by checking another one in its group.",
@@ -320,14 +320,14 @@ def toggle(element: Any, *, state: bool | None) -> None:
         if not element.Checked:
             element.PerformClick()
         return
-    if is_a(element, WF.ToolStripMenuItem):
+    if is_a(element, WF.types.ToolStripMenuItem):
         if state is None or bool(element.Checked) != state:
             if element.CheckOnClick:
                 _click_menu_item(element)
             else:
                 element.Checked = not element.Checked if state is None else state
         return
-    if is_a(element, WF.CheckBox):
+    if is_a(element, WF.types.CheckBox):
         # Clicks, as a user would: a three-state box may need two to get there.
         for _ in range(3 if state is not None else 1):
             if (
@@ -345,7 +345,7 @@ def focus(element: Any) -> None:
     actor = items.actor_of(element)
     if actor is not None:
         element = actor.owner(element)  # an item is focused through the control that shows it
-    if is_a(element, WF.ToolStripItem):
+    if is_a(element, WF.types.ToolStripItem):
         element.Select()
         return
     _take_focus(element)
@@ -356,9 +356,9 @@ def focus(element: Any) -> None:
 def _key_target(control: Any) -> Any:
     """Where the keys a user presses in ``control`` arrive: a NumericUpDown's or DomainUpDown's edit box
     (the box handles Up and Down; the control's own window ignores them, and on Mono cannot take focus)."""
-    if is_a(control, WF.UpDownBase):
+    if is_a(control, WF.types.UpDownBase):
         for child in members_of(control.Controls):
-            if is_a(child, WF.TextBoxBase):
+            if is_a(child, WF.types.TextBoxBase):
                 return child
     return control
 
@@ -375,7 +375,7 @@ def _take_focus(control: Any) -> None:
 
 def _is_active_control(control: Any) -> bool:
     current = call(control, "FindForm")
-    while is_a(current, WF.ContainerControl) and (inner := get(current, "ActiveControl")) is not None:
+    while is_a(current, WF.types.ContainerControl) and (inner := get(current, "ActiveControl")) is not None:
         current = inner
         if same(current, control):
             return True

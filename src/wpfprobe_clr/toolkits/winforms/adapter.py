@@ -75,7 +75,7 @@ class WinFormsAdapter:
         # The app hands its own form over (still alive in Python): from here on it is
         # held only in .NET, so a form whose class is written in Python stays usable.
         main = handle_of(main)
-        form = call(main, "FindForm") if not is_a(main, WF.Form) and is_a(main, WF.Control) else main
+        form = call(main, "FindForm") if not is_a(main, WF.types.Form) and is_a(main, WF.types.Control) else main
         self._main: Any = form if type(form) is DerivedHandle else WeakReference(form)
         self._type_names = tree.TypeNames()
         self._kinds = KindTable()
@@ -127,7 +127,7 @@ class WinFormsAdapter:
 
     def walk(self, root: Any, *, objects: ObjectTable, max_depth: int, cap: int, watch: bool = False) -> Walk | None:
         registry = getattr(objects, "registry", None)
-        if registry is None or not is_a(root, WF.Control):
+        if registry is None or not is_a(root, WF.types.Control):
             return None  # ids that are not the .NET registry's (a test's table), or no control to walk
         if not walker.ready():
             return None  # not compiled (yet): the engine reads this snapshot itself

@@ -17,7 +17,6 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-import clr
 from System import WeakReference
 from System.ComponentModel import TypeDescriptor
 
@@ -85,7 +84,7 @@ def hook_bindings() -> None:
     stack: list[Any] = members_of(WF.Application.OpenForms)
     while stack:
         control = stack.pop()
-        if is_a(control, WF.Control):
+        if is_a(control, WF.types.Control):
             _bindings_of(control)
             stack.extend(members_of(control.Controls))
 
@@ -141,7 +140,7 @@ def _element_key(element: Any) -> str:
 
 def _bindings_of(element: Any) -> list[Any]:
     """The control's bindings, each hooked for errors the first time it is seen."""
-    collection = getattr(element, "DataBindings", None) if is_a(element, WF.Control) else None
+    collection = getattr(element, "DataBindings", None) if is_a(element, WF.types.Control) else None
     if collection is None or not collection.Count:
         return []
     found = list(collection)
@@ -152,7 +151,7 @@ def _bindings_of(element: Any) -> list[Any]:
 
 @cache
 def _binding_complete() -> Any:
-    return clr.GetClrType(WF.Binding).GetEvent("BindingComplete")
+    return WF.types.Binding.GetEvent("BindingComplete")
 
 
 _handler: Any = None
@@ -245,7 +244,7 @@ def _no_current_item(binding: Any) -> str | None:
 def _describe_source(source: Any) -> str | None:
     if source is None:
         return None
-    if is_a(source, WF.BindingSource):
+    if is_a(source, WF.types.BindingSource):
         inner = _describe_source(get(source, "DataSource")) or "nothing"
         member = str(source.DataMember or "")
         over = f"{inner}, DataMember {member!r}" if member else inner

@@ -39,7 +39,7 @@ def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None
     modal = _modal_over(element)
     if modal is not None:
         return Blocker("modal", f"The modal dialog {describe_element(modal)} is open.", modal)
-    if is_a(element, WF.ToolStripItem):
+    if is_a(element, WF.types.ToolStripItem):
         found = _menu_blocker(element, mode)
     else:
         found = _control_blocker(element, action)
@@ -52,25 +52,35 @@ def blocker(element: Any, action: ActionKind, mode: InputMode) -> Blocker | None
 
 def _unsupported_reason(element: Any, action: ActionKind) -> str | None:
     if action == "type":
-        target = element.ComboBox if is_a(element, WF.ToolStripComboBox) else element
-        if is_a(target, WF.ComboBox) and target.DropDownStyle == WF.ComboBoxStyle.DropDownList:
+        target = element.ComboBox if is_a(element, WF.types.ToolStripComboBox) else element
+        if is_a(target, WF.types.ComboBox) and target.DropDownStyle == WF.ComboBoxStyle.DropDownList:
             return "It is a drop-down list without a text box; choose an item with wpf_select."
-        if not is_a(target, (WF.TextBoxBase, WF.ComboBox, WF.NumericUpDown)):
+        if not is_a(target, (WF.types.TextBoxBase, WF.types.ComboBox, WF.types.NumericUpDown)):
             return "It takes no typed text."
     elif action == "select":
-        target = element.ComboBox if is_a(element, WF.ToolStripComboBox) else element
-        if not is_a(target, (WF.ListBox, WF.ComboBox, WF.TabControl, WF.ListView, WF.TreeView, WF.DataGridView)):
+        target = element.ComboBox if is_a(element, WF.types.ToolStripComboBox) else element
+        if not is_a(
+            target,
+            (
+                WF.types.ListBox,
+                WF.types.ComboBox,
+                WF.types.TabControl,
+                WF.types.ListView,
+                WF.types.TreeView,
+                WF.types.DataGridView,
+            ),
+        ):
             return "It has no items to select."
     elif action == "toggle":
-        if not is_a(element, (WF.CheckBox, WF.RadioButton, WF.ToolStripMenuItem)):
+        if not is_a(element, (WF.types.CheckBox, WF.types.RadioButton, WF.types.ToolStripMenuItem)):
             return "It is not a check box, radio button or checkable menu item."
-    elif action in ("focus", "keys") and not is_a(element, (WF.Control, WF.ToolStripItem)):
+    elif action in ("focus", "keys") and not is_a(element, (WF.types.Control, WF.types.ToolStripItem)):
         return "It cannot take keyboard focus."
     return None
 
 
 def _control_blocker(element: Any, action: ActionKind) -> Blocker | None:
-    if not is_a(element, WF.Control):
+    if not is_a(element, WF.types.Control):
         return None
     if not element.Visible:
         return Blocker("hidden", "It, or a container it is in, is not visible.")
@@ -78,7 +88,7 @@ def _control_blocker(element: Any, action: ActionKind) -> Blocker | None:
         return Blocker("disabled", "It, or a container it is in, is disabled.")
     if element.Width <= 0 or element.Height <= 0:
         return Blocker("zero-size", f"Its size is {element.Width}x{element.Height}.")
-    if action == "type" and is_a(element, WF.TextBoxBase) and element.ReadOnly:
+    if action == "type" and is_a(element, WF.types.TextBoxBase) and element.ReadOnly:
         return Blocker("read-only", "It is a read-only text box.")
     return None
 
@@ -188,7 +198,7 @@ def _owned_by(form: Any, owner: Any) -> bool:
 def _pointer_blocker(element: Any, mode: InputMode) -> Blocker | None:
     point = click_point(element)
     if point is None:
-        if is_a(element, WF.ToolStripItem) and mode != "os":
+        if is_a(element, WF.types.ToolStripItem) and mode != "os":
             return None  # PerformClick reaches an item in a closed drop-down
         return Blocker("offscreen", "It has no position on screen.")
     return _point_blocker(element, point, mode)
@@ -217,8 +227,8 @@ def _point_blocker(element: Any, point: tuple[int, int], mode: InputMode) -> Blo
 
 def _clipped_by(element: Any, x: int, y: int) -> Any | None:
     """The nearest container whose client area does not hold the screen point, if any."""
-    container = get(element, "Owner") if is_a(element, WF.ToolStripItem) else get(element, "Parent")
-    while container is not None and is_a(container, WF.Control):
+    container = get(element, "Owner") if is_a(element, WF.types.ToolStripItem) else get(element, "Parent")
+    while container is not None and is_a(container, WF.types.Control):
         if not container.ClientRectangle.Contains(container.PointToClient(Drawing.Point(x, y))):
             return container
         container = get(container, "Parent")
@@ -227,8 +237,8 @@ def _clipped_by(element: Any, x: int, y: int) -> Any | None:
 
 def _hit(element: Any, x: int, y: int) -> Any | None:
     """The topmost control (or tool strip item) under a screen point, within the element's window."""
-    owner = get(element, "Owner") if is_a(element, WF.ToolStripItem) else element
-    root = get(owner, "TopLevelControl") if is_a(owner, WF.Control) else None
+    owner = get(element, "Owner") if is_a(element, WF.types.ToolStripItem) else element
+    root = get(owner, "TopLevelControl") if is_a(owner, WF.types.Control) else None
     if root is None:
         return None
     current = root
@@ -238,7 +248,7 @@ def _hit(element: Any, x: int, y: int) -> Any | None:
         if child is None:
             break
         current = child
-    if is_a(current, WF.ToolStrip):
+    if is_a(current, WF.types.ToolStrip):
         item = call(current, "GetItemAt", current.PointToClient(Drawing.Point(x, y)))
         if item is not None:
             return item
@@ -248,6 +258,6 @@ def _hit(element: Any, x: int, y: int) -> Any | None:
 def _is_self_or_descendant(element: Any, hit: Any) -> bool:
     if same(element, hit):
         return True
-    if is_a(element, WF.Control) and is_a(hit, WF.Control):
+    if is_a(element, WF.types.Control) and is_a(hit, WF.types.Control):
         return bool(call(element, "Contains", hit))
     return False

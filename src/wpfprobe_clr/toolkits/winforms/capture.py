@@ -89,7 +89,7 @@ def _copy_locked(left: int, top: int, width: int, height: int) -> Capture:
 
 
 def _capture_rect(element: Any) -> Bounds | None:
-    if is_a(element, WF.Form) and get(element, "Parent") is None and not sys.platform.startswith("win"):
+    if is_a(element, WF.types.Form) and get(element, "Parent") is None and not sys.platform.startswith("win"):
         # Mono's Form.Bounds includes a frame that only a window manager draws;
         # the client area is where the pixels certainly are.
         r = element.RectangleToScreen(element.ClientRectangle)

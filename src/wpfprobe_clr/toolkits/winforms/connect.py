@@ -32,7 +32,7 @@ def connect(
     if it was made on the UI thread already (``ui_loop.ui_thread_marshal``), else made there by a
     call that waits up to ``first_wait`` seconds (``timeout`` if None) for a busy UI thread."""
     app = handle_of(app)  # a form or control whose class is written in Python is held in .NET from here on
-    form = call(app, "FindForm") if not is_a(app, WF.Form) and is_a(app, WF.Control) else app
+    form = call(app, "FindForm") if not is_a(app, WF.types.Form) and is_a(app, WF.types.Control) else app
     if form is None:
         raise AppNotAvailableError(
             "The control is not on a form yet.",

@@ -39,7 +39,7 @@ def diagnostic_facts(element: Any, memo: dict[Any, Any], kinds: KindTable) -> Di
     kind = kinds.of(element)
     if not kind.control:
         # Menu and tool strip items: their strip lays them out, Tab never stops on them.
-        owner = get(element, "Owner") if is_a(element, WF.ToolStripItem) else None
+        owner = get(element, "Owner") if is_a(element, WF.types.ToolStripItem) else None
         return DiagnosticFacts(bounds=walk_bounds(element, owner, memo), zero_size_expected=kind.separator)
     parent = get(element, "Parent")
     bounds = walk_bounds(element, parent, memo)
@@ -56,7 +56,7 @@ def diagnostic_facts(element: Any, memo: dict[Any, Any], kinds: KindTable) -> Di
     virtualized: bool | None = None
     if kind.items == "virtual-mode":  # ListView, DataGridView
         virtualized = bool(element.VirtualMode)
-        if is_a(element, WF.ListView):
+        if is_a(element, WF.types.ListView):
             item_count = int(element.VirtualListSize) if virtualized else int(element.Items.Count)
         else:
             item_count = int(element.RowCount)

@@ -35,22 +35,29 @@ class Kind:
 
 #: Containers whose children are the app's own controls (not a control's parts).
 def _app_containers() -> tuple[Any, ...]:
-    return (WF.Form, WF.Panel, WF.GroupBox, WF.TabControl, WF.SplitContainer, WF.UserControl)
+    return (
+        WF.types.Form,
+        WF.types.Panel,
+        WF.types.GroupBox,
+        WF.types.TabControl,
+        WF.types.SplitContainer,
+        WF.types.UserControl,
+    )
 
 
 #: Controls a user types, picks or sets a value in: each needs a name a screen reader can say.
 def _input_types() -> tuple[Any, ...]:
     return (
-        WF.TextBoxBase,
-        WF.ComboBox,
-        WF.ListBox,
-        WF.ListView,
-        WF.TreeView,
-        WF.UpDownBase,
-        WF.TrackBar,
-        WF.DateTimePicker,
-        WF.CheckBox,
-        WF.RadioButton,
+        WF.types.TextBoxBase,
+        WF.types.ComboBox,
+        WF.types.ListBox,
+        WF.types.ListView,
+        WF.types.TreeView,
+        WF.types.UpDownBase,
+        WF.types.TrackBar,
+        WF.types.DateTimePicker,
+        WF.types.CheckBox,
+        WF.types.RadioButton,
     )
 
 
@@ -67,31 +74,32 @@ class KindTable:
         kind = self._kinds.get(key)
         if kind is None:
             container = is_a(element, _app_containers())
-            if is_a(element, (WF.ListView, WF.DataGridView)):
+            if is_a(element, (WF.types.ListView, WF.types.DataGridView)):
                 items = "virtual-mode"
-            elif is_a(element, (WF.ListBox, WF.ComboBox)):
+            elif is_a(element, (WF.types.ListBox, WF.types.ComboBox)):
                 items = "native"
             else:
                 items = None
-            if is_a(element, WF.Label):
+            if is_a(element, WF.types.Label):
                 text = "label"
-            elif is_a(element, (WF.CheckBox, WF.RadioButton)):
+            elif is_a(element, (WF.types.CheckBox, WF.types.RadioButton)):
                 text = "check"
-            elif is_a(element, WF.ButtonBase):
+            elif is_a(element, WF.types.ButtonBase):
                 text = "button"
-            elif is_a(element, WF.GroupBox):
+            elif is_a(element, WF.types.GroupBox):
                 text = "group"
             else:
                 text = None
             kind = Kind(
-                control=is_a(element, WF.Control),
+                control=is_a(element, WF.types.Control),
                 container=container,
-                scrollable=container and is_a(element, WF.ScrollableControl),
-                free_layout=container and not is_a(element, (WF.FlowLayoutPanel, WF.TableLayoutPanel, WF.TabControl)),
+                scrollable=container and is_a(element, WF.types.ScrollableControl),
+                free_layout=container
+                and not is_a(element, (WF.types.FlowLayoutPanel, WF.types.TableLayoutPanel, WF.types.TabControl)),
                 input=is_a(element, _input_types()),
-                names_itself=is_a(element, (WF.CheckBox, WF.RadioButton)),
-                label=is_a(element, WF.Label),
-                separator=is_a(element, WF.ToolStripSeparator),
+                names_itself=is_a(element, (WF.types.CheckBox, WF.types.RadioButton)),
+                label=is_a(element, WF.types.Label),
+                separator=is_a(element, WF.types.ToolStripSeparator),
                 items=items,
                 text=text,
             )
@@ -102,12 +110,12 @@ class KindTable:
 def is_menu(element: Any) -> bool:
     """A menu of the old kind (MainMenu, MenuItem, ContextMenu), on the runtimes that still have them."""
     # MainMenu/MenuItem exist on .NET Framework and Mono, not on .NET Core 3.1+.
-    menu = WF.optional("Menu")
+    menu = WF.types.optional("Menu")
     return menu is not None and is_a(element, menu)
 
 
 def is_password_box(element: Any) -> bool:
-    if is_a(element, (WF.TextBox, WF.MaskedTextBox)):
+    if is_a(element, (WF.types.TextBox, WF.types.MaskedTextBox)):
         return str(element.PasswordChar) not in ("", "\x00") or bool(element.UseSystemPasswordChar)
     return False
 

@@ -63,7 +63,7 @@ def oversized() -> str | None:
         seen += 1
         if int(get(control, "Width")) > MAX_PIXELS or int(get(control, "Height")) > MAX_PIXELS:
             return str(get(control, "Name") or type(control).__name__)
-        pending.extend(c for c in members_of(get(control, "Controls")) if is_a(c, WF.Control))
+        pending.extend(c for c in members_of(get(control, "Controls")) if is_a(c, WF.types.Control))
     return None
 
 

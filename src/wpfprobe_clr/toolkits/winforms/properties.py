@@ -43,10 +43,10 @@ _TEXT_FAST = object()
 
 def display_text(element: Any, raw: str) -> tuple[str, str | None]:
     """Captions that process mnemonics read without their "&": "Save &As" is "Save As", key A."""
-    if is_a(element, (WF.ButtonBase, WF.Label)):
+    if is_a(element, (WF.types.ButtonBase, WF.types.Label)):
         # UseMnemonic false draws the "&" as it is.
         return strip_access_key(raw, "&") if bool(element.UseMnemonic) else (raw, None)
-    if is_a(element, (WF.ToolStripItem, WF.GroupBox)) or is_menu(element):
+    if is_a(element, (WF.types.ToolStripItem, WF.types.GroupBox)) or is_menu(element):
         return strip_access_key(raw, "&")
     return raw, None
 
@@ -56,7 +56,7 @@ def text_property(element: Any) -> PropertyDescriptor | None:
     if item is not None:
         # What the owner draws for the item (a list's GetItemText, a cell's formatted value).
         return _fact_descriptor(items.Fact("Text", "System.String", item.text))
-    if is_a(element, (WF.Control, WF.ToolStripItem)) or is_menu(element):
+    if is_a(element, (WF.types.Control, WF.types.ToolStripItem)) or is_menu(element):
         if not has_member(element, "Text"):
             return None
         return PropertyDescriptor(

@@ -36,14 +36,14 @@ from System.Runtime.CompilerServices import ConditionalWeakTable
 from wpfprobe_clr._hooks import Hooks
 from wpfprobe_clr.net import bridge, derived, expr
 from wpfprobe_clr.net.derived import DerivedHandle
-from wpfprobe_clr.net.lazy import clr_namespace
+from wpfprobe_clr.net.lazy import clr_namespace, is_instance
 
 WF = clr_namespace("System.Windows.Forms")
 
 
 @cache
 def _events(owner: str, added: str, removed: str) -> tuple[Any, Any]:
-    net_type = clr.GetClrType(getattr(WF, owner))
+    net_type = getattr(WF.types, owner)
     return net_type.GetEvent(added), net_type.GetEvent(removed)
 
 
@@ -112,30 +112,30 @@ class StructureWatch:
         """Hook ``element``'s child events once; False if its children can change without one."""
         if type(element) is DerivedHandle:
             return self._watch_derived(element)
-        if not isinstance(element, (WF.Control, WF.ToolStripDropDownItem)):
+        if not is_instance(element, (WF.types.Control, WF.types.ToolStripDropDownItem)):
             return True  # an item (ItemRef) or a menu: validated on use, see the module doc
         found, _ = self._watched.TryGetValue(element)
         if found:
             return True
-        if isinstance(element, WF.ToolStrip):
+        if is_instance(element, WF.types.ToolStrip):
             self._hook(element, _item_events(), self._on_item)
-        if isinstance(element, WF.Control):
+        if is_instance(element, WF.types.Control):
             self._hook(element, _control_events(), self._on_control)
         elif element.HasDropDownItems:  # reading DropDown makes one: only where there are items
             self._hook(element.DropDown, _item_events(), self._on_item)
             self._targets.Add(WeakReference(element.DropDown))
-        if isinstance(element, WF.Control):
+        if is_instance(element, WF.types.Control):
             self._targets.Add(WeakReference(element))
         self._watched.Add(element, "")
         return True
 
     def _watch_derived(self, element: DerivedHandle) -> bool:
-        if not element.is_a(WF.Control):
+        if not element.is_a(WF.types.Control):
             return True  # a Python-defined component that is no control holds no children we walk
         if bridge.table_find(self._watched, element.ref) is not None:
             return True
         hooks = [(event, self._on_control) for event in _control_events()]
-        if element.is_a(WF.ToolStrip):
+        if element.is_a(WF.types.ToolStrip):
             hooks += [(event, self._on_item) for event in _item_events()]
         for event, handler in hooks:
             derived.invoke(_ADD_HANDLER, event, element, handler)
@@ -186,28 +186,32 @@ def _build_unhook() -> Any:
     on_item = expr.param(WF.ToolStripItemEventHandler, "onItem")
     item = expr.variable(Object, "item")
     target = expr.variable(Object, "target")
-    control = expr.convert(target, WF.Control)
-    strip = expr.convert(target, WF.ToolStrip)
+    control = expr.convert(target, WF.types.Control)
+    strip = expr.convert(target, WF.types.ToolStrip)
     body = expr.block(
         [target],
         expr.assign(target, expr.prop(expr.convert(item, WeakReference), "Target")),
         Expression.IfThen(
-            expr.is_type(target, WF.ToolStrip),
+            expr.is_type(target, WF.types.ToolStrip),
             expr.block(
                 [],
-                expr.call(strip, expr.method(WF.ToolStrip, "remove_ItemAdded", WF.ToolStripItemEventHandler), on_item),
                 expr.call(
-                    strip, expr.method(WF.ToolStrip, "remove_ItemRemoved", WF.ToolStripItemEventHandler), on_item
+                    strip, expr.method(WF.types.ToolStrip, "remove_ItemAdded", WF.ToolStripItemEventHandler), on_item
+                ),
+                expr.call(
+                    strip, expr.method(WF.types.ToolStrip, "remove_ItemRemoved", WF.ToolStripItemEventHandler), on_item
                 ),
             ),
         ),
         Expression.IfThen(
-            expr.is_type(target, WF.Control),
+            expr.is_type(target, WF.types.Control),
             expr.block(
                 [],
-                expr.call(control, expr.method(WF.Control, "remove_ControlAdded", WF.ControlEventHandler), on_control),
                 expr.call(
-                    control, expr.method(WF.Control, "remove_ControlRemoved", WF.ControlEventHandler), on_control
+                    control, expr.method(WF.types.Control, "remove_ControlAdded", WF.ControlEventHandler), on_control
+                ),
+                expr.call(
+                    control, expr.method(WF.types.Control, "remove_ControlRemoved", WF.ControlEventHandler), on_control
                 ),
             ),
         ),

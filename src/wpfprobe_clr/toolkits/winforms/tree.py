@@ -65,14 +65,14 @@ def children(element: Any) -> list[Any]:
     item = items.item_of(element)
     if item is not None:
         return item.children(element)
-    if is_a(element, WF.ToolStrip):
+    if is_a(element, WF.types.ToolStrip):
         return members_of(element.Items)
-    if is_a(element, WF.Control):
+    if is_a(element, WF.types.Control):
         kids = members_of(element.Controls)
-        menu = getattr(element, "Menu", None) if is_a(element, WF.Form) else None
+        menu = getattr(element, "Menu", None) if is_a(element, WF.types.Form) else None
         kids = [menu, *kids] if menu is not None else kids
         return kids + items.control_children(element)  # its items and context menus
-    if is_a(element, WF.ToolStripDropDownItem):
+    if is_a(element, WF.types.ToolStripDropDownItem):
         # Reading DropDownItems creates the drop-down; ask first.
         return members_of(element.DropDownItems) if element.HasDropDownItems else []
     if is_menu(element):
@@ -84,10 +84,10 @@ def parent(element: Any) -> Any | None:
     item = items.item_of(element)
     if item is not None:
         return item.parent(element)
-    if is_a(element, WF.Control):
+    if is_a(element, WF.types.Control):
         up = get(element, "Parent")
         return up if up is not None else items.detached_parent(element)
-    if is_a(element, WF.ToolStripItem):
+    if is_a(element, WF.types.ToolStripItem):
         owner_item = get(element, "OwnerItem")
         return owner_item if owner_item is not None else get(element, "Owner")
     if is_menu(element):
@@ -132,11 +132,11 @@ def state(element: Any) -> ElementState:
     item = items.item_of(element)
     if item is not None:
         return item.state(element)
-    if is_a(element, WF.Control):
+    if is_a(element, WF.types.Control):
         found = ElementState(
             bool(element.Visible), bool(element.Enabled), bool(element.Focused), checked=_checked(element)
         )
-    elif is_a(element, WF.ToolStripItem):
+    elif is_a(element, WF.types.ToolStripItem):
         found = ElementState(bool(element.Visible), bool(element.Enabled), bool(element.Selected))
     else:
         visible = getattr(element, "Visible", True)
@@ -147,10 +147,10 @@ def state(element: Any) -> ElementState:
 
 def _checked(control: Any) -> bool | None:
     """A check box's or radio button's check, as the user sees it; None for anything else (and a third state)."""
-    if is_a(control, WF.CheckBox):
+    if is_a(control, WF.types.CheckBox):
         check = get(control, "CheckState")
         return None if check == WF.CheckState.Indeterminate else check == WF.CheckState.Checked
-    if is_a(control, WF.RadioButton):
+    if is_a(control, WF.types.RadioButton):
         return bool(get(control, "Checked"))
     return None
 
@@ -162,18 +162,18 @@ def is_active_window(element: Any) -> bool:
 
 def form_of(element: Any) -> Any | None:
     """The form an element is on, through the tool strip a menu item belongs to."""
-    if is_a(element, WF.ToolStripItem):
+    if is_a(element, WF.types.ToolStripItem):
         owner = element
-        while is_a(owner, WF.ToolStripItem) and (up := get(owner, "OwnerItem")) is not None:
+        while is_a(owner, WF.types.ToolStripItem) and (up := get(owner, "OwnerItem")) is not None:
             owner = up
-        strip = get(owner, "Owner") if is_a(owner, WF.ToolStripItem) else None
+        strip = get(owner, "Owner") if is_a(owner, WF.types.ToolStripItem) else None
         if strip is None:
             return None
         host = strip if get(strip, "Parent") is not None else items.detached_parent(strip) or strip  # a context menu
         return call(host, "FindForm")
-    if is_a(element, WF.Form):
+    if is_a(element, WF.types.Form):
         return element
-    if is_a(element, WF.Control):
+    if is_a(element, WF.types.Control):
         return call(element, "FindForm")
     return items.owner_form(element)
 
@@ -185,7 +185,7 @@ def bounds(element: Any) -> Bounds | None:
     item = items.item_of(element)
     if item is not None:
         return item.bounds(element)
-    if is_a(element, WF.Control):
+    if is_a(element, WF.types.Control):
         up = get(element, "Parent")
         if up is None:
             r = element.Bounds
@@ -194,7 +194,7 @@ def bounds(element: Any) -> Bounds | None:
         else:
             return None
         return Bounds(int(r.X), int(r.Y), int(r.Width), int(r.Height))
-    if is_a(element, WF.ToolStripItem):
+    if is_a(element, WF.types.ToolStripItem):
         owner = get(element, "Owner")
         if owner is None or not owner.IsHandleCreated or not element.Visible:
             return None
@@ -227,9 +227,9 @@ def client_origin(control: Any, memo: dict[Any, Any]) -> tuple[int, int] | None:
 
 def walk_bounds(element: Any, parent: Any, memo: dict[Any, Any]) -> Bounds | None:
     """``bounds`` from the parent's screen origin, read once per walk (each read is an X11 round trip on Mono)."""
-    if parent is None or not is_a(parent, WF.Control):
+    if parent is None or not is_a(parent, WF.types.Control):
         return bounds(element)
-    if is_a(element, WF.ToolStripItem) and not element.Visible:
+    if is_a(element, WF.types.ToolStripItem) and not element.Visible:
         return None
     origin = client_origin(parent, memo)
     if origin is None:

@@ -27,7 +27,7 @@ from wpfprobe.core.errors import AppNotAvailableError
 from wpfprobe_clr import _exit
 from wpfprobe_clr._hooks import Hooks
 from wpfprobe_clr._ui_thread import UiThread
-from wpfprobe_clr.net.lazy import clr_namespace
+from wpfprobe_clr.net.lazy import clr_namespace, is_instance
 
 WF = clr_namespace("System.Windows.Forms")
 
@@ -74,7 +74,7 @@ def ui_thread_marshal(app: Any) -> Marshal | None:
         from wpfprobe_clr.net.derived import handle_of  # noqa: PLC0415 - only for a Python-defined form
 
         app = handle_of(app)
-    elif not isinstance(app, WF.Control):
+    elif not is_instance(app, WF.types.Control):
         return None
     return None if app.InvokeRequired else _create()
 
@@ -193,12 +193,10 @@ def _exit_after_modal_loops(hooks: Hooks, modal: list[Any]) -> None:
     either). A form stays ``Modal`` until its loop has returned, which is what the timer looks
     for; it ticks in whichever loop runs, so it never calls Exit from inside a dialog's loop.
     """
-    from System.Windows.Forms import Timer  # noqa: PLC0415 - only when a dialog is open at a close
-
     closing = list(modal)
     for form in closing:
         form.Close()
-    timer = Timer()
+    timer = WF.Timer()
     timer.Interval = _MODAL_POLL_MS
     rounds = [0]
 

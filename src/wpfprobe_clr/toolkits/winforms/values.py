@@ -22,10 +22,10 @@ def plain(value: Any) -> PlainValue:
     # A UI object's ToString embeds its Text (Mono's AccessibleObject too), which
     # would leak a password box through properties like ActiveControl: show a
     # reference instead, never the object's own rendering.
-    if is_a(value, (WF.Control, WF.ToolStripItem)) or is_menu(value):
+    if is_a(value, (WF.types.Control, WF.types.ToolStripItem)) or is_menu(value):
         name = getattr(value, "Name", None)
         kind = type_names(value)[0]
         return f"<{kind}#{name}>" if name else f"<{kind}>"
-    if is_a(value, WF.AccessibleObject):
+    if is_a(value, WF.types.AccessibleObject):
         return f"<{type_names(value)[0]}>"
     return to_plain(value)

@@ -92,15 +92,15 @@ __all__ = ["GridWalk", "python_str"]
 
 
 def _Columns() -> Any:
-    return List[WF.DataGridViewColumn]
+    return List[WF.types.DataGridViewColumn]
 
 
 def _Rows() -> Any:
-    return List[WF.DataGridViewRow]
+    return List[WF.types.DataGridViewRow]
 
 
 def _Cells() -> Any:
-    return List[WF.DataGridViewCell]
+    return List[WF.types.DataGridViewCell]
 
 
 #: What Python's ``str.strip(ROW_TEXT_SEPARATOR)`` takes off a row's text: its characters, not the string.
@@ -112,13 +112,9 @@ _FLOATS = (Double, Single)
 _DISPLAY_INDEX_KEY = ("winforms.grid_display_index", 1)
 
 
-def _enum(value: Any, kind: Any) -> Any:
-    return E.convert(E.const(int(value), int), kind)
-
-
 def _by_display_index() -> Any:
-    column = E.param(WF.DataGridViewColumn, "column")
-    return E.compile_lambda(E.func(WF.DataGridViewColumn, int), E.prop(column, "DisplayIndex"), column)
+    column = E.param(WF.types.DataGridViewColumn, "column")
+    return E.compile_lambda(E.func(WF.types.DataGridViewColumn, int), E.prop(column, "DisplayIndex"), column)
 
 
 def _build_named() -> Any:
@@ -192,10 +188,10 @@ class GridWalk:
 
     def _ordered(self, grid: Any) -> Any:
         """``grids._display_order``: the columns by DisplayIndex (stable, as Python's ``sorted``), as a list."""
-        cast = E.static_call(Enumerable, linq("Cast", 1, WF.DataGridViewColumn), E.prop(grid, "Columns"))
-        key = E.const(E.compiled(_DISPLAY_INDEX_KEY, _by_display_index), E.func(WF.DataGridViewColumn, int))
-        ordered = E.static_call(Enumerable, linq("OrderBy", 2, WF.DataGridViewColumn, Int32), cast, key)
-        return E.static_call(Enumerable, linq("ToList", 1, WF.DataGridViewColumn), ordered)
+        cast = E.static_call(Enumerable, linq("Cast", 1, WF.types.DataGridViewColumn), E.prop(grid, "Columns"))
+        key = E.const(E.compiled(_DISPLAY_INDEX_KEY, _by_display_index), E.func(WF.types.DataGridViewColumn, int))
+        ordered = E.static_call(Enumerable, linq("OrderBy", 2, WF.types.DataGridViewColumn, Int32), cast, key)
+        return E.static_call(Enumerable, linq("ToList", 1, WF.types.DataGridViewColumn), ordered)
 
     def read(self, c: Any) -> Any:
         """For a grid ``c`` that is not rich: its columns in order, its rows in view, its counts.
@@ -204,30 +200,39 @@ class GridWalk:
         grid rich, for the engine to read (and fault) its own way.
         """
         f = self.f
-        grid = E.convert(c, WF.DataGridView)
+        grid = E.convert(c, WF.types.DataGridView)
         rows = E.prop(grid, "Rows")
-        shown = _enum(WF.DataGridViewElementStates.Displayed, WF.DataGridViewElementStates)
+        shown = E.enum_member(WF.types.DataGridViewElementStates, "Displayed")
         at = E.variable(int, "rowAt")
         done = Expression.Label("rowsDone")
-        get_row = E.method(WF.DataGridViewRowCollection, "get_Item", int)
+        get_row = E.method(WF.types.DataGridViewRowCollection, "get_Item", int)
         displayed = E.block(
             [at],
             E.assign(
                 at,
                 E.call(
-                    rows, E.method(WF.DataGridViewRowCollection, "GetFirstRow", WF.DataGridViewElementStates), shown
+                    rows,
+                    E.method(WF.types.DataGridViewRowCollection, "GetFirstRow", WF.types.DataGridViewElementStates),
+                    shown,
                 ),
             ),
             Expression.Loop(
                 Expression.IfThenElse(
                     Expression.GreaterThanOrEqual(at, f.first),
                     f.pack.void(
-                        E.call(self.rows, E.method(_Rows(), "Add", WF.DataGridViewRow), E.call(rows, get_row, at)),
+                        E.call(
+                            self.rows, E.method(_Rows(), "Add", WF.types.DataGridViewRow), E.call(rows, get_row, at)
+                        ),
                         E.assign(
                             at,
                             E.call(
                                 rows,
-                                E.method(WF.DataGridViewRowCollection, "GetNextRow", int, WF.DataGridViewElementStates),
+                                E.method(
+                                    WF.types.DataGridViewRowCollection,
+                                    "GetNextRow",
+                                    int,
+                                    WF.types.DataGridViewElementStates,
+                                ),
                                 at,
                                 shown,
                             ),
@@ -239,7 +244,7 @@ class GridWalk:
             ),
         )
         return Expression.IfThen(
-            E.is_type(c, WF.DataGridView),
+            E.is_type(c, WF.types.DataGridView),
             f.pack.void(
                 E.assign(self.columns, self._ordered(grid)),
                 E.assign(self.rows, E.new(_Rows())),
@@ -271,12 +276,12 @@ class GridWalk:
         """The record of a queued item object: a grid's column, row or cell, else ``others``."""
         node = self.f.queued_node()
         return Expression.IfThenElse(
-            E.is_type(node, WF.DataGridViewCell),
+            E.is_type(node, WF.types.DataGridViewCell),
             self._cell_record(),
             Expression.IfThenElse(
-                E.is_type(node, WF.DataGridViewRow),
+                E.is_type(node, WF.types.DataGridViewRow),
                 self._row_record(),
-                Expression.IfThenElse(E.is_type(node, WF.DataGridViewColumn), self._column_record(), others),
+                Expression.IfThenElse(E.is_type(node, WF.types.DataGridViewColumn), self._column_record(), others),
             ),
         )
 
@@ -296,12 +301,12 @@ class GridWalk:
 
     def _column_record(self) -> Any:
         f, pack = self.f, self.f.pack
-        grid = E.convert(f.c, WF.DataGridView)
-        column = E.variable(WF.DataGridViewColumn, "gridColumn")
+        grid = E.convert(f.c, WF.types.DataGridView)
+        column = E.variable(WF.types.DataGridViewColumn, "gridColumn")
         net_type = E.variable(NetType, "gridColumnType")
         return E.block(
             [column, net_type],
-            E.assign(column, E.convert(f.queued_node(), WF.DataGridViewColumn)),
+            E.assign(column, E.convert(f.queued_node(), WF.types.DataGridViewColumn)),
             f.position(),
             f.id_field(column),
             self._type_fields(column, net_type),
@@ -326,7 +331,7 @@ class GridWalk:
 
     def _current_on(self, grid: Any, row_index: Any, column_index: Any | None = None) -> Any:
         """Whether the grid's current cell is on the row (and column) given, in a focused grid."""
-        current = E.variable(WF.DataGridViewCell, "currentCell")
+        current = E.variable(WF.types.DataGridViewCell, "currentCell")
         on = Expression.Equal(E.prop(current, "RowIndex"), row_index)
         if column_index is not None:
             on = Expression.AndAlso(on, Expression.Equal(E.prop(current, "ColumnIndex"), column_index))
@@ -334,7 +339,7 @@ class GridWalk:
             [current],
             E.assign(current, E.prop(grid, "CurrentCell")),
             Expression.AndAlso(
-                Expression.AndAlso(Expression.ReferenceNotEqual(current, E.null(WF.DataGridViewCell)), on),
+                Expression.AndAlso(Expression.ReferenceNotEqual(current, E.null(WF.types.DataGridViewCell)), on),
                 E.prop(grid, "Focused"),
             ),
         )
@@ -354,14 +359,16 @@ class GridWalk:
         """``GridRow.text``: the visible cells' texts in display order, joined; null when only separators."""
         f = self.f
         columns = E.variable(_Columns(), "textColumns")
-        column = E.variable(WF.DataGridViewColumn, "textColumn")
+        column = E.variable(WF.types.DataGridViewColumn, "textColumn")
         i = E.variable(int, "textAt")
         sb = E.variable(StringBuilder, "rowText")
         first = E.variable(bool, "firstText")
         part = E.variable(String, "cellText")
         joined = E.variable(String, "joined")
         cell = E.call(
-            E.prop(row, "Cells"), E.method(WF.DataGridViewCellCollection, "get_Item", int), E.prop(column, "Index")
+            E.prop(row, "Cells"),
+            E.method(WF.types.DataGridViewCellCollection, "get_Item", int),
+            E.prop(column, "Index"),
         )
         append = E.method(StringBuilder, "Append", String)
         trim = E.method(String, "Trim", E.array_of(Char))
@@ -404,19 +411,21 @@ class GridWalk:
     def _row_record(self) -> Any:
         f, pack = self.f, self.f.pack
         void = pack.void
-        grid = E.convert(f.c, WF.DataGridView)
-        row = E.variable(WF.DataGridViewRow, "gridRow")
+        grid = E.convert(f.c, WF.types.DataGridView)
+        row = E.variable(WF.types.DataGridViewRow, "gridRow")
         net_type = E.variable(NetType, "gridRowType")
         columns = E.variable(_Columns(), "cellColumns")
         cells = E.variable(_Cells(), "rowCells")
         column = E.call(columns, E.method(_Columns(), "get_Item", int), f.k)
         cell_of = E.call(
-            E.prop(row, "Cells"), E.method(WF.DataGridViewCellCollection, "get_Item", int), E.prop(column, "Index")
+            E.prop(row, "Cells"),
+            E.method(WF.types.DataGridViewCellCollection, "get_Item", int),
+            E.prop(column, "Index"),
         )
         cell = E.call(cells, E.method(_Cells(), "get_Item", int), f.k)
         return E.block(
             [row, net_type, columns, cells],
-            E.assign(row, E.convert(f.queued_node(), WF.DataGridViewRow)),
+            E.assign(row, E.convert(f.queued_node(), WF.types.DataGridViewRow)),
             E.assign(self.unsure, E.const(False, bool)),
             f.position(),
             f.id_field(row),
@@ -440,7 +449,7 @@ class GridWalk:
                     E.for_range(
                         f.k,
                         E.prop(columns, "Count"),
-                        E.call(cells, E.method(_Cells(), "Add", WF.DataGridViewCell), cell_of),
+                        E.call(cells, E.method(_Cells(), "Add", WF.types.DataGridViewCell), cell_of),
                     ),
                     pack.int_field(E.prop(cells, "Count")),
                 )
@@ -461,7 +470,7 @@ class GridWalk:
         void = pack.void
         value = E.variable(object, "cellValue")
         shown = E.variable(String, "valueText")
-        check = E.convert(value, WF.CheckState)
+        check = E.convert(value, WF.types.CheckState)
         lower = E.call(shown, E.method(String, "ToLowerInvariant"))
         yes = any_of([Expression.Equal(lower, E.const(s, str)) for s in ("true", "1", "checked")])
         return E.block(
@@ -474,11 +483,11 @@ class GridWalk:
                     E.is_type(value, Boolean),
                     void(pack.flag(E.convert(value, Boolean))),
                     Expression.IfThenElse(
-                        E.is_type(value, WF.CheckState),
+                        E.is_type(value, WF.types.CheckState),
                         Expression.IfThenElse(
-                            Expression.Equal(check, _enum(WF.CheckState.Indeterminate, WF.CheckState)),
+                            Expression.Equal(check, E.enum_member(WF.types.CheckState, "Indeterminate")),
                             void(pack.null()),
-                            void(pack.flag(Expression.Equal(check, _enum(WF.CheckState.Checked, WF.CheckState)))),
+                            void(pack.flag(Expression.Equal(check, E.enum_member(WF.types.CheckState, "Checked")))),
                         ),
                         void(
                             E.assign(shown, python_str(value, self.unsure)),
@@ -492,17 +501,17 @@ class GridWalk:
     def _cell_record(self) -> Any:
         f, pack = self.f, self.f.pack
         void = pack.void
-        grid = E.convert(f.c, WF.DataGridView)
-        cell = E.variable(WF.DataGridViewCell, "gridCell")
+        grid = E.convert(f.c, WF.types.DataGridView)
+        cell = E.variable(WF.types.DataGridViewCell, "gridCell")
         net_type = E.variable(NetType, "gridCellType")
-        is_check = E.is_type(cell, WF.DataGridViewCheckBoxCell)
+        is_check = E.is_type(cell, WF.types.DataGridViewCheckBoxCell)
         # ``_cell_displayed``: its row and its column displayed (Mono never sets a cell's own Displayed).
         displayed = Expression.AndAlso(
             E.prop(E.prop(cell, "OwningRow"), "Displayed"), E.prop(E.prop(cell, "OwningColumn"), "Displayed")
         )
         return E.block(
             [cell, net_type],
-            E.assign(cell, E.convert(f.queued_node(), WF.DataGridViewCell)),
+            E.assign(cell, E.convert(f.queued_node(), WF.types.DataGridViewCell)),
             E.assign(self.unsure, E.const(False, bool)),
             f.position(),
             f.id_field(cell),

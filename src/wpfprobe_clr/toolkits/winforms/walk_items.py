@@ -65,28 +65,28 @@ __all__ = [
 def value_item_roles() -> tuple[tuple[Any, tuple[str, str]], ...]:
     return tuple(
         (owner, kind.role)
-        for owner, kind in ((WF.CheckedListBox, CheckedListItem), (WF.ListBox, ValueItem), (WF.ComboBox, ComboItem))
+        for owner, kind in (
+            (WF.types.CheckedListBox, CheckedListItem),
+            (WF.types.ListBox, ValueItem),
+            (WF.types.ComboBox, ComboItem),
+        )
         if kind.role is not None
     )
 
 
 def is_value_owner(c: Any) -> Any:
     """Whether the control ``c`` lists value items (``items.lists.item_kind_for``)."""
-    return Expression.OrElse(E.is_type(c, WF.ListBox), E.is_type(c, WF.ComboBox))
+    return Expression.OrElse(E.is_type(c, WF.types.ListBox), E.is_type(c, WF.types.ComboBox))
 
 
 def value_count(c: Any) -> Any:
     """How many value items the owner ``c`` holds (``is_value_owner``)."""
     return E.condition(
-        E.is_type(c, WF.ListBox),
-        E.prop(E.prop(E.convert(c, WF.ListBox), "Items"), "Count"),
-        E.prop(E.prop(E.convert(c, WF.ComboBox), "Items"), "Count"),
+        E.is_type(c, WF.types.ListBox),
+        E.prop(E.prop(E.convert(c, WF.types.ListBox), "Items"), "Count"),
+        E.prop(E.prop(E.convert(c, WF.types.ComboBox), "Items"), "Count"),
         int,
     )
-
-
-def _enum(value: Any, kind: Any) -> Any:
-    return E.convert(E.const(int(value), int), kind)
 
 
 def value_item_record(f: WalkFrame) -> Any:
@@ -94,23 +94,27 @@ def value_item_record(f: WalkFrame) -> Any:
     pack, owner = f.pack, f.c
     i = E.variable(int, "item")
     void = pack.void
-    is_list = E.is_type(owner, WF.ListBox)
-    as_list = E.convert(owner, WF.ListBox)
-    as_combo = E.convert(owner, WF.ComboBox)
-    as_lc = E.convert(owner, WF.ListControl)
+    is_list = E.is_type(owner, WF.types.ListBox)
+    as_list = E.convert(owner, WF.types.ListBox)
+    as_combo = E.convert(owner, WF.types.ComboBox)
+    as_lc = E.convert(owner, WF.types.ListControl)
     value = E.condition(
         is_list,
-        E.call(E.prop(as_list, "Items"), E.method(WF.ListBox.ObjectCollection, "get_Item", int), i),
-        E.call(E.prop(as_combo, "Items"), E.method(WF.ComboBox.ObjectCollection, "get_Item", int), i),
+        E.call(
+            E.prop(as_list, "Items"), E.method(WF.types.ListBox.GetNestedType("ObjectCollection"), "get_Item", int), i
+        ),
+        E.call(
+            E.prop(as_combo, "Items"), E.method(WF.types.ComboBox.GetNestedType("ObjectCollection"), "get_Item", int), i
+        ),
         object,
     )
     selected_index = E.prop(as_lc, "SelectedIndex")
     selected = E.condition(
         Expression.AndAlso(
             is_list,
-            Expression.NotEqual(E.prop(as_list, "SelectionMode"), _enum(WF.SelectionMode.One, WF.SelectionMode)),
+            Expression.NotEqual(E.prop(as_list, "SelectionMode"), E.enum_member(WF.types.SelectionMode, "One")),
         ),
-        E.call(as_list, E.method(WF.ListBox, "GetSelected", int), i),
+        E.call(as_list, E.method(WF.types.ListBox, "GetSelected", int), i),
         Expression.Equal(selected_index, i),
         bool,
     )
@@ -121,12 +125,12 @@ def value_item_record(f: WalkFrame) -> Any:
         E.condition(
             Expression.OrElse(
                 E.prop(as_list, "MultiColumn"),
-                Expression.Equal(E.prop(as_list, "DrawMode"), _enum(WF.DrawMode.OwnerDrawVariable, WF.DrawMode)),
+                Expression.Equal(E.prop(as_list, "DrawMode"), E.enum_member(WF.types.DrawMode, "OwnerDrawVariable")),
             ),
             E.call(
                 E.prop(as_list, "ClientRectangle"),
                 E.method(Drawing.Rectangle, "IntersectsWith", Drawing.Rectangle),
-                E.call(as_list, E.method(WF.ListBox, "GetItemRectangle", int), i),
+                E.call(as_list, E.method(WF.types.ListBox, "GetItemRectangle", int), i),
             ),
             Expression.AndAlso(
                 Expression.GreaterThanOrEqual(row, E.const(0, int)),
@@ -139,13 +143,15 @@ def value_item_record(f: WalkFrame) -> Any:
         ),
     )
     in_view = E.condition(is_list, list_in_view, E.prop(as_combo, "DroppedDown"), bool)
-    check = E.call(E.convert(owner, WF.CheckedListBox), E.method(WF.CheckedListBox, "GetItemCheckState", int), i)
+    check = E.call(
+        E.convert(owner, WF.types.CheckedListBox), E.method(WF.types.CheckedListBox, "GetItemCheckState", int), i
+    )
     checked = Expression.IfThenElse(
-        E.is_type(owner, WF.CheckedListBox),
+        E.is_type(owner, WF.types.CheckedListBox),
         Expression.IfThenElse(
-            Expression.Equal(check, _enum(WF.CheckState.Indeterminate, WF.CheckState)),
+            Expression.Equal(check, E.enum_member(WF.types.CheckState, "Indeterminate")),
             void(pack.null()),
-            void(pack.flag(Expression.Equal(check, _enum(WF.CheckState.Checked, WF.CheckState)))),
+            void(pack.flag(Expression.Equal(check, E.enum_member(WF.types.CheckState, "Checked")))),
         ),
         void(pack.null()),
     )
@@ -163,7 +169,7 @@ def value_item_record(f: WalkFrame) -> Any:
         f.item_id_field(i),
         pack.type_field(role(1), role(0), role(1)),
         pack.null(),  # Name: an item has none
-        pack.string_field(E.call(as_lc, E.method(WF.ListControl, "GetItemText", object), value)),
+        pack.string_field(E.call(as_lc, E.method(WF.types.ListControl, "GetItemText", object), value)),
         pack.false(),  # no access key
         pack.bool_field(Expression.AndAlso(E.prop(owner, "Visible"), in_view)),
         pack.bool_field(E.prop(owner, "Enabled")),
@@ -188,15 +194,15 @@ def tree_node_record(f: WalkFrame) -> Any:
     """
     pack = f.pack
     void = pack.void
-    node = E.variable(WF.TreeNode, "node")
+    node = E.variable(WF.types.TreeNode, "node")
     net_type = E.variable(NetType, "nodeType")
-    tree = E.convert(f.c, WF.TreeView)
+    tree = E.convert(f.c, WF.types.TreeView)
     nodes = E.prop(node, "Nodes")
-    child = E.call(nodes, E.method(WF.TreeNodeCollection, "get_Item", int), f.k)
+    child = E.call(nodes, E.method(WF.types.TreeNodeCollection, "get_Item", int), f.k)
     count = E.variable(int, "nodeCount")
     return E.block(
         [node, net_type, count],
-        E.assign(node, E.convert(f.queued_node(), WF.TreeNode)),
+        E.assign(node, E.convert(f.queued_node(), WF.types.TreeNode)),
         f.position(),
         f.id_field(node),
         E.assign(net_type, E.call(E.convert(node, object), E.method(Object, "GetType"))),
@@ -241,11 +247,11 @@ def tree_node_record(f: WalkFrame) -> Any:
 
 def tree_node_count(c: Any) -> Any:
     """How many top-level nodes the TreeView ``c`` holds."""
-    return E.prop(E.prop(E.convert(c, WF.TreeView), "Nodes"), "Count")
+    return E.prop(E.prop(E.convert(c, WF.types.TreeView), "Nodes"), "Count")
 
 
 def enqueue_tree_nodes(f: WalkFrame, count: Any) -> Any:
     """Queue the TreeView's (``f.c``'s) first ``count`` top-level nodes, after its controls."""
-    nodes = E.prop(E.convert(f.c, WF.TreeView), "Nodes")
-    child = E.call(nodes, E.method(WF.TreeNodeCollection, "get_Item", int), f.k)
+    nodes = E.prop(E.convert(f.c, WF.types.TreeView), "Nodes")
+    child = E.call(nodes, E.method(WF.types.TreeNodeCollection, "get_Item", int), f.k)
     return E.for_range(f.k, count, f.below_cap(f.enqueue_node(child)))

@@ -81,7 +81,7 @@ CELL_TYPE = ("ListViewSubItem", "System.Windows.Forms.ListViewItem+ListViewSubIt
 
 
 def _Columns() -> Any:
-    return List[WF.ColumnHeader]
+    return List[WF.types.ColumnHeader]
 
 
 def linq(name: str, arity: int, *types: Any) -> Any:
@@ -93,12 +93,8 @@ def linq(name: str, arity: int, *types: Any) -> Any:
 
 
 def _by_display_index() -> Any:
-    column = E.param(WF.ColumnHeader, "column")
-    return E.compile_lambda(E.func(WF.ColumnHeader, int), E.prop(column, "DisplayIndex"), column)
-
-
-def _enum(value: Any, kind: Any) -> Any:
-    return E.convert(E.const(int(value), int), kind)
+    column = E.param(WF.types.ColumnHeader, "column")
+    return E.compile_lambda(E.func(WF.types.ColumnHeader, int), E.prop(column, "DisplayIndex"), column)
 
 
 def as_python_str(read: Any) -> Any:
@@ -123,7 +119,7 @@ class ViewWalk:
         self.variables = [self.columns, self.count, self.virtual, self.first, self.total]
 
     def _details(self, lv: Any) -> Any:
-        return Expression.Equal(E.prop(lv, "View"), _enum(WF.View.Details, WF.View))
+        return Expression.Equal(E.prop(lv, "View"), E.enum_member(WF.types.View, "Details"))
 
     def reset(self) -> Any:
         f = self.f
@@ -138,17 +134,19 @@ class ViewWalk:
         Part of the record's guarded rich test: a read that throws leaves the
         list view rich, for the engine to read (and fault) its own way.
         """
-        lv = E.convert(c, WF.ListView)
+        lv = E.convert(c, WF.types.ListView)
         # Python's sorted is stable, and so is OrderBy: columns of one DisplayIndex keep their order.
-        cast = E.static_call(Enumerable, linq("Cast", 1, WF.ColumnHeader), E.prop(lv, "Columns"))
-        key = E.const(_by_display_index(), E.func(WF.ColumnHeader, int))
-        ordered = E.static_call(Enumerable, linq("OrderBy", 2, WF.ColumnHeader, Int32), cast, key)
+        cast = E.static_call(Enumerable, linq("Cast", 1, WF.types.ColumnHeader), E.prop(lv, "Columns"))
+        key = E.const(_by_display_index(), E.func(WF.types.ColumnHeader, int))
+        ordered = E.static_call(Enumerable, linq("OrderBy", 2, WF.types.ColumnHeader, Int32), cast, key)
         return Expression.IfThen(
-            E.is_type(c, WF.ListView),
+            E.is_type(c, WF.types.ListView),
             self.f.pack.void(
                 Expression.IfThenElse(
                     self._details(lv),
-                    E.assign(self.columns, E.static_call(Enumerable, linq("ToList", 1, WF.ColumnHeader), ordered)),
+                    E.assign(
+                        self.columns, E.static_call(Enumerable, linq("ToList", 1, WF.types.ColumnHeader), ordered)
+                    ),
                     E.assign(self.columns, E.new(_Columns())),
                 ),
                 Expression.IfThenElse(
@@ -167,7 +165,7 @@ class ViewWalk:
         void = f.pack.void
         size = E.variable(int, "virtualSize")
         end = E.variable(int, "virtualEnd")
-        top = E.variable(WF.ListViewItem, "topRow")
+        top = E.variable(WF.types.ListViewItem, "topRow")
         lowest = E.method(Math, "Min", int, int)
         per_page = Expression.Add(
             Expression.Divide(
@@ -179,7 +177,7 @@ class ViewWalk:
             E.const(2, int),
         )
         in_view = E.condition(
-            E.prop(lv, "IsHandleCreated"), E.prop(lv, "TopItem"), E.null(WF.ListViewItem), WF.ListViewItem
+            E.prop(lv, "IsHandleCreated"), E.prop(lv, "TopItem"), E.null(WF.types.ListViewItem), WF.types.ListViewItem
         )
         rows = Expression.Subtract(end, self.first)
         return E.block(
@@ -193,7 +191,7 @@ class ViewWalk:
                 void(
                     E.assign(top, in_view),
                     Expression.IfThenElse(
-                        Expression.ReferenceEqual(top, E.null(WF.ListViewItem)),
+                        Expression.ReferenceEqual(top, E.null(WF.types.ListViewItem)),
                         E.assign(end, E.static_call(Math, lowest, size, E.const(VIRTUAL_PAGE, int))),
                         void(
                             E.assign(self.first, E.prop(top, "Index")),
@@ -213,9 +211,9 @@ class ViewWalk:
         A virtual list's rows are items of the list view (``ItemRef(list view, index)``, ``virtual_record``).
         """
         f = self.f
-        items = E.prop(E.convert(f.c, WF.ListView), "Items")
+        items = E.prop(E.convert(f.c, WF.types.ListView), "Items")
         column = E.call(self.columns, E.method(_Columns(), "get_Item", int), f.k)
-        row = E.call(items, E.method(WF.ListView.ListViewItemCollection, "get_Item", int), f.k)
+        row = E.call(items, E.method(WF.types.ListView.GetNestedType("ListViewItemCollection"), "get_Item", int), f.k)
         rows = Expression.Subtract(self.count, E.prop(self.columns, "Count"))
         return Expression.IfThen(
             Expression.GreaterThan(self.count, f.first),
@@ -235,9 +233,9 @@ class ViewWalk:
         """The record of a queued item object: a row or a column of a list view, else ``others`` (a tree node)."""
         node = self.f.queued_node()
         return Expression.IfThenElse(
-            E.is_type(node, WF.ListViewItem),
+            E.is_type(node, WF.types.ListViewItem),
             self._row_record(),
-            Expression.IfThenElse(E.is_type(node, WF.ColumnHeader), self._column_record(), others),
+            Expression.IfThenElse(E.is_type(node, WF.types.ColumnHeader), self._column_record(), others),
         )
 
     def _type_fields(self, of: Any, net_type: Any) -> Any:
@@ -251,13 +249,13 @@ class ViewWalk:
 
     def _column_record(self) -> Any:
         f, pack = self.f, self.f.pack
-        lv = E.convert(f.c, WF.ListView)
-        column = E.variable(WF.ColumnHeader, "column")
+        lv = E.convert(f.c, WF.types.ListView)
+        column = E.variable(WF.types.ColumnHeader, "column")
         net_type = E.variable(NetType, "columnType")
-        no_header = _enum(getattr(WF.ColumnHeaderStyle, "None"), WF.ColumnHeaderStyle)
+        no_header = E.enum_member(WF.types.ColumnHeaderStyle, "None")
         return E.block(
             [column, net_type],
-            E.assign(column, E.convert(f.queued_node(), WF.ColumnHeader)),
+            E.assign(column, E.convert(f.queued_node(), WF.types.ColumnHeader)),
             f.position(),
             f.id_field(column),
             self._type_fields(column, net_type),
@@ -304,8 +302,8 @@ class ViewWalk:
     def _row_record(self, *, virtual: bool = False) -> Any:
         f, pack = self.f, self.f.pack
         void = pack.void
-        lv = E.convert(f.c, WF.ListView)
-        row = E.variable(WF.ListViewItem, "row")
+        lv = E.convert(f.c, WF.types.ListView)
+        row = E.variable(WF.types.ListViewItem, "row")
         net_type = E.variable(NetType, "rowType")
         cells = E.variable(int, "cells")
         sub_items = E.prop(E.prop(row, "SubItems"), "Count")
@@ -357,16 +355,23 @@ class ViewWalk:
             ),
         )
         if not virtual:
-            return E.block([row], E.assign(row, E.convert(f.queued_node(), WF.ListViewItem)), record)
+            return E.block([row], E.assign(row, E.convert(f.queued_node(), WF.types.ListViewItem)), record)
         # The app's RetrieveVirtualItem may throw, or give no row: that row is the engine's to read (and fault).
-        fetch = E.call(E.prop(lv, "Items"), E.method(WF.ListView.ListViewItemCollection, "get_Item", int), index)
+        fetch = E.call(
+            E.prop(lv, "Items"),
+            E.method(WF.types.ListView.GetNestedType("ListViewItemCollection"), "get_Item", int),
+            index,
+        )
         return E.block(
             [row],
             E.try_catch(
-                void(E.assign(row, fetch)), NetException, "ex", lambda _ex: void(E.assign(row, E.null(WF.ListViewItem)))
+                void(E.assign(row, fetch)),
+                NetException,
+                "ex",
+                lambda _ex: void(E.assign(row, E.null(WF.types.ListViewItem))),
             ),
             Expression.IfThenElse(
-                Expression.ReferenceEqual(row, E.null(WF.ListViewItem)), self._unread_row(index), record
+                Expression.ReferenceEqual(row, E.null(WF.types.ListViewItem)), self._unread_row(index), record
             ),
         )
 
@@ -394,14 +399,21 @@ class ViewWalk:
     def cell_record(self) -> Any:
         """The record of a queued cell: item ``f.queued_item()`` of the row the entry stands for (``f.c`` its list view)."""
         f, pack = self.f, self.f.pack
-        lv = E.convert(f.c, WF.ListView)
-        row = E.variable(WF.ListViewItem, "cellRow")
+        lv = E.convert(f.c, WF.types.ListView)
+        row = E.variable(WF.types.ListViewItem, "cellRow")
         i = E.variable(int, "cellIndex")
         sub = E.prop(row, "SubItems")
-        sub_item = E.call(sub, E.method(WF.ListViewItem.ListViewSubItemCollection, "get_Item", int), i)
+        sub_item = E.call(
+            sub, E.method(WF.types.ListViewItem.GetNestedType("ListViewSubItemCollection"), "get_Item", int), i
+        )
         bounds = E.variable(Drawing.Rectangle, "cellBounds")
         width = E.prop(
-            E.call(E.prop(lv, "Columns"), E.method(WF.ListView.ColumnHeaderCollection, "get_Item", int), i), "Width"
+            E.call(
+                E.prop(lv, "Columns"),
+                E.method(WF.types.ListView.GetNestedType("ColumnHeaderCollection"), "get_Item", int),
+                i,
+            ),
+            "Width",
         )
         # The first subitem's bounds are the whole row's; its cell is the first column's width.
         first_cell = E.new(Drawing.Rectangle, E.prop(bounds, "X"), E.prop(bounds, "Y"), width, E.prop(bounds, "Height"))
@@ -415,7 +427,7 @@ class ViewWalk:
         )
         return E.block(
             [row, i],
-            E.assign(row, E.convert(f.queued_node(), WF.ListViewItem)),
+            E.assign(row, E.convert(f.queued_node(), WF.types.ListViewItem)),
             E.assign(i, f.queued_item()),
             f.position(),
             f.item_id_field(i),

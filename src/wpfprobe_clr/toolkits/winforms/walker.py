@@ -132,7 +132,7 @@ def _build_hides_text() -> Any:
     found = E.variable(PropertyInfo, "found")
     getter = E.variable(MethodInfo, "getter")
     result = E.variable(bool, "result")
-    control = E.const(E.typeof(WF.Control), NetType)
+    control = E.const(E.typeof(WF.types.Control), NetType)
     flags = E.const(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly, BindingFlags)
     done = Expression.Label("done")
     get_property = E.method(NetType, "GetProperty", str, BindingFlags)
@@ -184,23 +184,27 @@ def _watched(f: WalkFrame, c: Any) -> Any:
     hold the table of hooked elements, the two counting handlers, a flag set when a hook failed and the
     list of hooked elements, from which the probe's stop takes the handlers off again)."""
     table = f.toolkit_slot(0, WATCH_TABLE)
-    on_control = f.toolkit_slot(1, WF.ControlEventHandler)
-    on_item = f.toolkit_slot(2, WF.ToolStripItemEventHandler)
+    on_control = f.toolkit_slot(1, WF.types.ControlEventHandler)
+    on_item = f.toolkit_slot(2, WF.types.ToolStripItemEventHandler)
     failed = f.toolkit_slot(3, E.array_of(Int32))
     targets = f.toolkit_slot(4, TARGETS)
     seen = E.variable(String, "seen")
-    strip = E.convert(c, WF.ToolStrip)
+    strip = E.convert(c, WF.types.ToolStrip)
     hook = E.block(
         [],
         Expression.IfThen(
-            E.is_type(c, WF.ToolStrip),
+            E.is_type(c, WF.types.ToolStrip),
             f.pack.void(
-                E.call(strip, E.method(WF.ToolStrip, "add_ItemAdded", WF.ToolStripItemEventHandler), on_item),
-                E.call(strip, E.method(WF.ToolStrip, "add_ItemRemoved", WF.ToolStripItemEventHandler), on_item),
+                E.call(
+                    strip, E.method(WF.types.ToolStrip, "add_ItemAdded", WF.types.ToolStripItemEventHandler), on_item
+                ),
+                E.call(
+                    strip, E.method(WF.types.ToolStrip, "add_ItemRemoved", WF.types.ToolStripItemEventHandler), on_item
+                ),
             ),
         ),
-        E.call(c, E.method(WF.Control, "add_ControlAdded", WF.ControlEventHandler), on_control),
-        E.call(c, E.method(WF.Control, "add_ControlRemoved", WF.ControlEventHandler), on_control),
+        E.call(c, E.method(WF.types.Control, "add_ControlAdded", WF.types.ControlEventHandler), on_control),
+        E.call(c, E.method(WF.types.Control, "add_ControlRemoved", WF.types.ControlEventHandler), on_control),
         E.call(targets, E.method(TARGETS, "Add", WeakReference), E.new(WeakReference, E.convert(c, Object))),
         E.call(table, E.method(WATCH_TABLE, "Add", Object, String), E.convert(c, Object), E.const("", str)),
     )
@@ -258,31 +262,38 @@ def _build() -> Any:
     text_hidden = memo_per_type(("winforms.hides_text", 1), _build_hides_text, the_type)
     rich_tests = [
         E.is_type(c, bridge.DERIVED_INTERFACE),
-        *(E.is_type(c, t) for t in (WF.ToolStrip, WF.TabPage)),
+        *(E.is_type(c, t) for t in (WF.types.ToolStrip, WF.types.TabPage)),
         text_hidden,
     ]
     rich_tests.append(not_null(E.prop(c, "ContextMenuStrip")))
-    if _has_property(WF.Control, "ContextMenu"):  # the old kind: .NET Framework and Mono only
+    if _has_property(WF.types.Control, "ContextMenu"):  # the old kind: .NET Framework and Mono only
         rich_tests.append(not_null(E.prop(c, "ContextMenu")))
-    if _has_property(WF.Form, "Menu"):
-        rich_tests.append(Expression.AndAlso(E.is_type(c, WF.Form), not_null(E.prop(as_(WF.Form), "Menu"))))
+    if _has_property(WF.types.Form, "Menu"):
+        rich_tests.append(Expression.AndAlso(E.is_type(c, WF.types.Form), not_null(E.prop(as_(WF.types.Form), "Menu"))))
 
     mnemonic = E.condition(
-        E.is_type(c, WF.ButtonBase),
-        E.prop(as_(WF.ButtonBase), "UseMnemonic"),
-        E.condition(E.is_type(c, WF.Label), E.prop(as_(WF.Label), "UseMnemonic"), E.is_type(c, WF.GroupBox), bool),
+        E.is_type(c, WF.types.ButtonBase),
+        E.prop(as_(WF.types.ButtonBase), "UseMnemonic"),
+        E.condition(
+            E.is_type(c, WF.types.Label),
+            E.prop(as_(WF.types.Label), "UseMnemonic"),
+            E.is_type(c, WF.types.GroupBox),
+            bool,
+        ),
         bool,
     )
-    check = E.prop(as_(WF.CheckBox), "CheckState")
+    check = E.prop(as_(WF.types.CheckBox), "CheckState")
     checked = Expression.IfThenElse(
-        E.is_type(c, WF.CheckBox),
+        E.is_type(c, WF.types.CheckBox),
         Expression.IfThenElse(
-            Expression.Equal(check, E.convert(E.const(int(WF.CheckState.Indeterminate), int), WF.CheckState)),
+            Expression.Equal(check, E.enum_member(WF.types.CheckState, "Indeterminate")),
             void(pack.null()),
-            void(flag(Expression.Equal(check, E.convert(E.const(int(WF.CheckState.Checked), int), WF.CheckState)))),
+            void(flag(Expression.Equal(check, E.enum_member(WF.types.CheckState, "Checked")))),
         ),
         Expression.IfThenElse(
-            E.is_type(c, WF.RadioButton), void(flag(E.prop(as_(WF.RadioButton), "Checked"))), void(pack.null())
+            E.is_type(c, WF.types.RadioButton),
+            void(flag(E.prop(as_(WF.types.RadioButton), "Checked"))),
+            void(pack.null()),
         ),
     )
     record = E.block(
@@ -300,7 +311,7 @@ def _build() -> Any:
         guarded(
             void(
                 Expression.IfThenElse(
-                    Expression.OrElse(password(WF.TextBox), password(WF.MaskedTextBox)),
+                    Expression.OrElse(password(WF.types.TextBox), password(WF.types.MaskedTextBox)),
                     void(pack.null(), set_rich),
                     string_field(E.prop(c, "Text")),
                 )
@@ -325,7 +336,7 @@ def _build() -> Any:
                     E.assign(item_count, walk_items.value_count(c)),
                 ),
                 Expression.IfThen(
-                    Expression.AndAlso(Expression.Not(f.is_rich), E.is_type(c, WF.TreeView)),
+                    Expression.AndAlso(Expression.Not(f.is_rich), E.is_type(c, WF.types.TreeView)),
                     E.assign(node_count, walk_items.tree_node_count(c)),
                 ),
                 Expression.IfThen(Expression.Not(f.is_rich), views.read(c)),
@@ -345,7 +356,7 @@ def _build() -> Any:
                 E.for_each(
                     E.prop(c, "Controls"),
                     kid,
-                    E.call(f.kids, E.method(f.elements, "Add", WF.Control), E.convert(kid, WF.Control)),
+                    E.call(f.kids, E.method(f.elements, "Add", WF.types.Control), E.convert(kid, WF.types.Control)),
                 ),
                 E.assign(f.listed, E.const(True, bool)),
                 pack.int_field(
@@ -371,7 +382,7 @@ def _build() -> Any:
         pack.null(),
         pack.null(),  # selected, expanded: an item's, not a control's
         # A tool strip's children are its items (the Python path's), not its controls.
-        f.enqueue_kids(also=Expression.Not(E.is_type(c, WF.ToolStrip))),
+        f.enqueue_kids(also=Expression.Not(E.is_type(c, WF.types.ToolStrip))),
         # Then its items (the Python path lists them after its controls), the owner standing for each.
         Expression.IfThen(
             Expression.AndAlso(f.listed, Expression.LessThan(f.depth, f.max_depth)),
@@ -386,7 +397,7 @@ def _build() -> Any:
     return f.compile(
         [item_count, node_count, *views.variables, *grids.variables],
         record,
-        Expression.IfThenElse(E.is_type(c, WF.ListView), views.virtual_record(), walk_items.value_item_record(f)),
+        Expression.IfThenElse(E.is_type(c, WF.types.ListView), views.virtual_record(), walk_items.value_item_record(f)),
         views.node_record(grids.node_record(walk_items.tree_node_record(f))),
         views.cell_record(),
     )

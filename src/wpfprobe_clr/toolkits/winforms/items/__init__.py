@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from wpfprobe.core.protocol import ElementState, ItemRef
-from wpfprobe_clr.net.lazy import clr_namespace
+from wpfprobe_clr.net.lazy import clr_namespace, is_instance
 from wpfprobe_clr.toolkits.winforms.items import grids, lists, listview, menus, tabs, trees
 from wpfprobe_clr.toolkits.winforms.items.base import FACT_SOURCE, Fact, Item
 from wpfprobe_clr.toolkits.winforms.kinds import is_menu
@@ -92,25 +92,25 @@ def item_of(element: Any) -> Item | None:
 
 
 def _decide(element: Any) -> Item | None:
-    if isinstance(element, WF.TreeNode):
+    if is_instance(element, WF.types.TreeNode):
         return _TREE_NODE
-    if isinstance(element, WF.ListViewItem):
+    if is_instance(element, WF.types.ListViewItem):
         return _LIST_VIEW_ROW
-    if isinstance(element, WF.ColumnHeader):
+    if is_instance(element, WF.types.ColumnHeader):
         return _LIST_VIEW_COLUMN
-    if isinstance(element, WF.DataGridViewColumn):
+    if is_instance(element, WF.types.DataGridViewColumn):
         return _GRID_COLUMN
-    if isinstance(element, WF.DataGridViewRow):
+    if is_instance(element, WF.types.DataGridViewRow):
         return _GRID_ROW
-    if isinstance(element, WF.DataGridViewCell):
+    if is_instance(element, WF.types.DataGridViewCell):
         return _GRID_CELL
     return None
 
 
 def _decide_ref(owner: Any) -> Item | None:
-    if isinstance(owner, (WF.ListViewItem, ItemRef)):
+    if is_instance(owner, (WF.types.ListViewItem, ItemRef)):
         return _LIST_VIEW_CELL  # a cell of a row (a virtual list's row is itself a ref)
-    if isinstance(owner, WF.ListView):
+    if is_instance(owner, WF.types.ListView):
         return _LIST_VIEW_VIRTUAL_ROW
     kind = lists.item_kind_for(owner)
     if kind is None:
@@ -162,11 +162,11 @@ def _container(control: Any) -> str | None:
 def _decide_container(control: Any) -> str | None:
     if lists.item_kind_for(control) is not None:
         return "values"
-    if isinstance(control, WF.ListView):
+    if is_instance(control, WF.types.ListView):
         return "listview"
-    if isinstance(control, WF.TreeView):
+    if is_instance(control, WF.types.TreeView):
         return "tree"
-    if isinstance(control, WF.DataGridView):
+    if is_instance(control, WF.types.DataGridView):
         return "grid"
     return None
 
@@ -209,9 +209,9 @@ def _refiner(element: Any) -> str | None:
     key = type(element)
     how = _refiners.get(key, _MISSING)
     if how is _MISSING:
-        if isinstance(element, WF.ToolStripItem):
+        if is_instance(element, WF.types.ToolStripItem):
             how = "tool-strip"
-        elif isinstance(element, WF.TabPage):
+        elif is_instance(element, WF.types.TabPage):
             how = "tab"
         elif is_menu(element):
             how = "legacy"

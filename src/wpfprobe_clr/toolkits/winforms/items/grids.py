@@ -22,9 +22,10 @@ from typing import Any
 from wpfprobe.core.errors import ElementNotInteractableError, InvalidArgumentError
 from wpfprobe.core.protocol import ActionKind, Blocker, ElementState, InputMode
 from wpfprobe_clr._values import type_full_name
-from wpfprobe_clr.net.lazy import clr_namespace
+from wpfprobe_clr.net.lazy import clr_namespace, is_instance
 from wpfprobe_clr.toolkits.winforms.items.base import Fact, Item, call_protected, checked_of
 
+Drawing = clr_namespace("System.Drawing")
 WF = clr_namespace("System.Windows.Forms")
 
 #: The separator between a row's cell texts.
@@ -74,10 +75,8 @@ class GridColumn(Item):
         grid = el.DataGridView
         if not grid.Visible or not grid.IsHandleCreated or not grid.ColumnHeadersVisible or not el.Displayed:
             return None
-        from System.Drawing import Rectangle  # noqa: PLC0415
-
         r = grid.GetColumnDisplayRectangle(int(el.Index), True)
-        return Rectangle(r.X, r.Y, r.Width, int(grid.ColumnHeadersHeight))
+        return Drawing.Rectangle(r.X, r.Y, r.Width, int(grid.ColumnHeadersHeight))
 
     def state(self, el: Any) -> ElementState:
         grid = el.DataGridView
@@ -199,13 +198,13 @@ class GridCell(Item):
             and (int(current.ColumnIndex) == int(el.ColumnIndex))
         )
         visible = bool(grid.Visible) and bool(el.Visible) and _cell_displayed(el)
-        checked = cell_checked(el) if isinstance(el, WF.DataGridViewCheckBoxCell) else None
+        checked = cell_checked(el) if is_instance(el, WF.types.DataGridViewCheckBoxCell) else None
         return ElementState(
             visible, bool(grid.Enabled), is_current and bool(grid.Focused), selected=bool(el.Selected), checked=checked
         )
 
     def text(self, el: Any) -> str | None:
-        return None if isinstance(el, WF.DataGridViewCheckBoxCell) else cell_text(el)
+        return None if is_instance(el, WF.types.DataGridViewCheckBoxCell) else cell_text(el)
 
     def facts(self, el: Any) -> list[Fact]:
         return [
@@ -219,9 +218,11 @@ class GridCell(Item):
 
     def unsupported(self, el: Any, action: ActionKind) -> str | None:
         if action == "toggle":
-            return None if isinstance(el, WF.DataGridViewCheckBoxCell) else "It is not a check box cell."
+            return None if is_instance(el, WF.types.DataGridViewCheckBoxCell) else "It is not a check box cell."
         if action == "type":
-            if isinstance(el, (WF.DataGridViewCheckBoxCell, WF.DataGridViewButtonCell, WF.DataGridViewLinkCell)):
+            if is_instance(
+                el, (WF.types.DataGridViewCheckBoxCell, WF.types.DataGridViewButtonCell, WF.types.DataGridViewLinkCell)
+            ):
                 return "It is a check box, button or link cell: click or toggle it."
             return None
         return super().unsupported(el, action)
@@ -236,14 +237,16 @@ class GridCell(Item):
 
     def pick(self, el: Any) -> None:
         self.select(el)
-        if isinstance(el, WF.DataGridViewCheckBoxCell) and not el.ReadOnly:
+        if is_instance(el, WF.types.DataGridViewCheckBoxCell) and not el.ReadOnly:
             self.toggle(el, None)  # a click on a check box cell flips it
 
     def mouse(self, el: Any, button: str, count: int) -> None:
         grid = el.DataGridView
         col, row = int(el.ColumnIndex), int(el.RowIndex)
         which = {"left": WF.MouseButtons.Left, "right": WF.MouseButtons.Right, "middle": WF.MouseButtons.Middle}[button]
-        content = isinstance(el, (WF.DataGridViewButtonCell, WF.DataGridViewLinkCell, WF.DataGridViewCheckBoxCell))
+        content = is_instance(
+            el, (WF.types.DataGridViewButtonCell, WF.types.DataGridViewLinkCell, WF.types.DataGridViewCheckBoxCell)
+        )
         for n in range(1, count + 1):
             if button == "left":
                 call_protected(grid, WF.DataGridView, "OnCellClick", WF.DataGridViewCellEventArgs(col, row))
@@ -285,7 +288,7 @@ class GridCell(Item):
 
     def action_state(self, el: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"selected": bool(el.Selected)}
-        if isinstance(el, WF.DataGridViewCheckBoxCell):
+        if is_instance(el, WF.types.DataGridViewCheckBoxCell):
             out["checked"] = cell_checked(el)
         return out
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from wpfprobe.core.protocol import ActionKind, ElementState, ItemRef
 from wpfprobe_clr._values import to_plain, type_full_name
-from wpfprobe_clr.net.lazy import clr_namespace
+from wpfprobe_clr.net.lazy import clr_namespace, is_instance
 from wpfprobe_clr.toolkits.winforms.items.base import Fact, Item, checked_of, visible_in
 
 WF = clr_namespace("System.Windows.Forms")
@@ -208,11 +208,11 @@ class ComboItem(ValueItem):
 
 def item_kind_for(owner: Any) -> Item | None:
     """The value-item kind of an owner control's type, or None if it has no value items."""
-    if isinstance(owner, WF.CheckedListBox):
+    if is_instance(owner, WF.types.CheckedListBox):
         return CheckedListItem()
-    if isinstance(owner, WF.ListBox):
+    if is_instance(owner, WF.types.ListBox):
         return ValueItem()
-    if isinstance(owner, WF.ComboBox):
+    if is_instance(owner, WF.types.ComboBox):
         return ComboItem()
     return None
 

@@ -20,13 +20,14 @@ from System import EventArgs, Object, WeakReference
 from System.Runtime.CompilerServices import ConditionalWeakTable
 
 from wpfprobe.core.protocol import Blocker, ElementState, InputMode, PlainValue
-from wpfprobe_clr.net.lazy import clr_namespace
+from wpfprobe_clr.net.lazy import clr_namespace, is_instance
 from wpfprobe_clr.toolkits.winforms.items.base import call_protected
 
+Drawing = clr_namespace("System.Drawing")
 WF = clr_namespace("System.Windows.Forms")
 
 # The old menus (ContextMenu, MainMenu, MenuItem) exist on .NET Framework and Mono only:
-# ``WF.optional`` is None for them elsewhere.
+# ``WF.types.optional`` is None for them elsewhere.
 
 #: A context menu -> a WeakReference to the control it was last listed under.
 _owners: Any = None
@@ -38,7 +39,7 @@ def context_menus(control: Any) -> list[Any]:
     Every control of every walk is asked, so it is two property reads when it has none.
     """
     strip = control.ContextMenuStrip
-    old = control.ContextMenu if WF.optional("ContextMenu") is not None else None
+    old = control.ContextMenu if WF.types.optional("ContextMenu") is not None else None
     if strip is None and old is None:
         return []
     found = [menu for menu in (strip, old) if menu is not None]
@@ -69,17 +70,12 @@ def menu_owner(menu: Any) -> Any | None:
 
 
 def is_context_menu(element: Any) -> bool:
-    from System.Windows.Forms import ContextMenuStrip  # noqa: PLC0415
-
-    old = WF.optional("ContextMenu")
-    return isinstance(element, ContextMenuStrip) or (old is not None and isinstance(element, old))
+    old = WF.types.optional("ContextMenu")
+    return is_instance(element, WF.types.ContextMenuStrip) or (old is not None and is_instance(element, old))
 
 
 def open_context_menu(strip: Any, host: Any | None = None) -> None:
     """Open a ContextMenuStrip on its control (``host``, else its own), as a right click does (SourceControl set)."""
-    from System.Drawing import Point  # noqa: PLC0415
-    from System.Windows.Forms import ContextMenuStrip  # noqa: PLC0415
-
     host = host if host is not None else menu_owner(strip)
     if host is None:
         return
@@ -87,11 +83,11 @@ def open_context_menu(strip: Any, host: Any | None = None) -> None:
     # name changed between versions); .NET sets it in Show itself.
     for setter in ("SetSourceControl", "SetOwnerControl"):
         try:
-            call_protected(strip, ContextMenuStrip, setter, host)
+            call_protected(strip, WF.ContextMenuStrip, setter, host)
             break
         except AttributeError:
             continue
-    strip.Show(host, Point(max(int(host.Width) // 2, 0), max(int(host.Height) // 2, 0)))
+    strip.Show(host, Drawing.Point(max(int(host.Width) // 2, 0), max(int(host.Height) // 2, 0)))
 
 
 # -- state ----------------------------------------------------------------------
@@ -99,7 +95,7 @@ def open_context_menu(strip: Any, host: Any | None = None) -> None:
 
 def tool_strip_state(item: Any, base: ElementState) -> ElementState:
     """A menu item's check mark (when it has one) and whether its drop-down is open."""
-    if not isinstance(item, WF.ToolStripMenuItem):
+    if not is_instance(item, WF.types.ToolStripMenuItem):
         return base
     checked = bool(item.Checked) if (item.CheckOnClick or item.Checked) else None
     expanded = bool(item.DropDown.Visible) if item.HasDropDownItems else None
@@ -123,8 +119,8 @@ def legacy_action_state(item: Any) -> dict[str, PlainValue]:
 
 
 def _is_legacy_item(element: Any) -> bool:
-    old = WF.optional("MenuItem")
-    return old is not None and isinstance(element, old)
+    old = WF.types.optional("MenuItem")
+    return old is not None and is_instance(element, old)
 
 
 # -- where it is ------------------------------------------------------------------
@@ -133,8 +129,8 @@ def _is_legacy_item(element: Any) -> bool:
 def legacy_form(item: Any) -> Any | None:
     """The form an old-style menu item is on: its MainMenu's form, or its context menu's control's form."""
     top = _top_menu(item)
-    main_menu = WF.optional("MainMenu")
-    if main_menu is not None and isinstance(top, main_menu):
+    main_menu = WF.types.optional("MainMenu")
+    if main_menu is not None and top is not None and is_instance(top, main_menu):
         return top.GetForm()
     owner = menu_owner(top) if top is not None else None
     return owner.FindForm() if owner is not None else None

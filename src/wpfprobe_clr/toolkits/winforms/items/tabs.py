@@ -15,7 +15,7 @@ from typing import Any
 from System import Object
 
 from wpfprobe.core.protocol import ActionKind, Bounds, ElementState
-from wpfprobe_clr.net.lazy import clr_namespace
+from wpfprobe_clr.net.lazy import clr_namespace, is_instance
 from wpfprobe_clr.toolkits.winforms.items.base import Item
 
 WF = clr_namespace("System.Windows.Forms")
@@ -77,4 +77,4 @@ class TabItem(Item):
 
 
 def is_tab_page(element: Any) -> bool:
-    return isinstance(element, WF.TabPage) and isinstance(element.Parent, WF.TabControl)
+    return is_instance(element, WF.types.TabPage) and is_instance(element.Parent, WF.types.TabControl)
