@@ -51,6 +51,7 @@ __all__ = [
     "func",
     "is_compiled",
     "is_type",
+    "list_of",
     "method",
     "new",
     "null",
@@ -84,6 +85,13 @@ def func(*types: Any) -> Any:
 def array_of(t: Any) -> Any:
     """The ``System.Type`` of a one-dimensional array of ``t``."""
     return typeof(t).MakeArrayType()
+
+
+def list_of(t: Any) -> Any:
+    """The ``System.Type`` of ``List<t>``: pythonnet makes no class for it, as ``List[t]`` would."""
+    from System.Collections.Generic import List  # noqa: PLC0415 - the generic family, closed below
+
+    return typeof(List[Object]).GetGenericTypeDefinition().MakeGenericType(Array[Type]([typeof(t)]))
 
 
 # -- leaves ------------------------------------------------------------------

@@ -72,7 +72,6 @@ from System import (
     UInt64,
 )
 from System import Type as NetType
-from System.Collections.Generic import List
 from System.Globalization import CultureInfo
 from System.Linq import Enumerable
 from System.Linq.Expressions import Expression
@@ -91,16 +90,16 @@ WF = clr_namespace("System.Windows.Forms")
 __all__ = ["GridWalk", "python_str"]
 
 
-def _Columns() -> Any:
-    return List[WF.types.DataGridViewColumn]
+def _column_list() -> Any:
+    return E.list_of(WF.types.DataGridViewColumn)
 
 
-def _Rows() -> Any:
-    return List[WF.types.DataGridViewRow]
+def _row_list() -> Any:
+    return E.list_of(WF.types.DataGridViewRow)
 
 
-def _Cells() -> Any:
-    return List[WF.types.DataGridViewCell]
+def _cell_list() -> Any:
+    return E.list_of(WF.types.DataGridViewCell)
 
 
 #: What Python's ``str.strip(ROW_TEXT_SEPARATOR)`` takes off a row's text: its characters, not the string.
@@ -173,8 +172,8 @@ class GridWalk:
     def __init__(self, f: WalkFrame) -> None:
         self.f = f
         #: The grid's columns in DisplayIndex order, and its rows in view, read with its count.
-        self.columns = E.variable(_Columns(), "gridColumns")
-        self.rows = E.variable(_Rows(), "gridRows")
+        self.columns = E.variable(_column_list(), "gridColumns")
+        self.rows = E.variable(_row_list(), "gridRows")
         #: How many children the grid has beyond its Controls (0: not a grid, or rich).
         self.count = E.variable(int, "gridCount")
         #: Every column and every row (``totalCount`` less the Controls); -1: not a grid.
@@ -221,7 +220,7 @@ class GridWalk:
                     Expression.GreaterThanOrEqual(at, f.first),
                     f.pack.void(
                         E.call(
-                            self.rows, E.method(_Rows(), "Add", WF.types.DataGridViewRow), E.call(rows, get_row, at)
+                            self.rows, E.method(_row_list(), "Add", WF.types.DataGridViewRow), E.call(rows, get_row, at)
                         ),
                         E.assign(
                             at,
@@ -247,7 +246,7 @@ class GridWalk:
             E.is_type(c, WF.types.DataGridView),
             f.pack.void(
                 E.assign(self.columns, self._ordered(grid)),
-                E.assign(self.rows, E.new(_Rows())),
+                E.assign(self.rows, E.new(_row_list())),
                 # ``displayed_rows``: none while the grid is hidden or has no window.
                 Expression.IfThen(
                     Expression.AndAlso(E.prop(grid, "Visible"), E.prop(grid, "IsHandleCreated")), displayed
@@ -260,8 +259,8 @@ class GridWalk:
     def enqueue(self) -> Any:
         """Queue the grid's (``f.c``'s) columns, then its rows in view, after its controls (``read`` came first)."""
         f = self.f
-        column = E.call(self.columns, E.method(_Columns(), "get_Item", int), f.k)
-        row = E.call(self.rows, E.method(_Rows(), "get_Item", int), f.k)
+        column = E.call(self.columns, E.method(_column_list(), "get_Item", int), f.k)
+        row = E.call(self.rows, E.method(_row_list(), "get_Item", int), f.k)
         return Expression.IfThen(
             Expression.GreaterThan(self.count, f.first),
             f.pack.void(
@@ -358,7 +357,7 @@ class GridWalk:
     def _row_text(self, grid: Any, row: Any) -> Any:
         """``GridRow.text``: the visible cells' texts in display order, joined; null when only separators."""
         f = self.f
-        columns = E.variable(_Columns(), "textColumns")
+        columns = E.variable(_column_list(), "textColumns")
         column = E.variable(WF.types.DataGridViewColumn, "textColumn")
         i = E.variable(int, "textAt")
         sb = E.variable(StringBuilder, "rowText")
@@ -383,7 +382,7 @@ class GridWalk:
                 E.prop(columns, "Count"),
                 E.block(
                     [],
-                    E.assign(column, E.call(columns, E.method(_Columns(), "get_Item", int), i)),
+                    E.assign(column, E.call(columns, E.method(_column_list(), "get_Item", int), i)),
                     Expression.IfThen(
                         E.prop(column, "Visible"),
                         f.pack.void(
@@ -414,15 +413,15 @@ class GridWalk:
         grid = E.convert(f.c, WF.types.DataGridView)
         row = E.variable(WF.types.DataGridViewRow, "gridRow")
         net_type = E.variable(NetType, "gridRowType")
-        columns = E.variable(_Columns(), "cellColumns")
-        cells = E.variable(_Cells(), "rowCells")
-        column = E.call(columns, E.method(_Columns(), "get_Item", int), f.k)
+        columns = E.variable(_column_list(), "cellColumns")
+        cells = E.variable(_cell_list(), "rowCells")
+        column = E.call(columns, E.method(_column_list(), "get_Item", int), f.k)
         cell_of = E.call(
             E.prop(row, "Cells"),
             E.method(WF.types.DataGridViewCellCollection, "get_Item", int),
             E.prop(column, "Index"),
         )
-        cell = E.call(cells, E.method(_Cells(), "get_Item", int), f.k)
+        cell = E.call(cells, E.method(_cell_list(), "get_Item", int), f.k)
         return E.block(
             [row, net_type, columns, cells],
             E.assign(row, E.convert(f.queued_node(), WF.types.DataGridViewRow)),
@@ -442,14 +441,14 @@ class GridWalk:
             pack.bool_field(self._current_on(grid, E.prop(row, "Index"))),
             pack.null(),  # a row is not checked
             # Its cells: one per column in display order, hidden ones too; listed whole or not at all.
-            E.assign(cells, E.new(_Cells())),
+            E.assign(cells, E.new(_cell_list())),
             pack.guarded(
                 void(
                     E.assign(columns, self._ordered(grid)),
                     E.for_range(
                         f.k,
                         E.prop(columns, "Count"),
-                        E.call(cells, E.method(_Cells(), "Add", WF.types.DataGridViewCell), cell_of),
+                        E.call(cells, E.method(_cell_list(), "Add", WF.types.DataGridViewCell), cell_of),
                     ),
                     pack.int_field(E.prop(cells, "Count")),
                 )

@@ -80,8 +80,8 @@ ROW_TYPE = ("ListViewItem", "System.Windows.Forms.ListViewItem")
 CELL_TYPE = ("ListViewSubItem", "System.Windows.Forms.ListViewItem+ListViewSubItem")
 
 
-def _Columns() -> Any:
-    return List[WF.types.ColumnHeader]
+def _column_list() -> Any:
+    return E.list_of(WF.types.ColumnHeader)
 
 
 def linq(name: str, arity: int, *types: Any) -> Any:
@@ -108,7 +108,7 @@ class ViewWalk:
     def __init__(self, f: WalkFrame) -> None:
         self.f = f
         #: The list view's columns in DisplayIndex order, read with its count (before the record's children).
-        self.columns = E.variable(_Columns(), "viewColumns")
+        self.columns = E.variable(_column_list(), "viewColumns")
         #: How many children the list view has beyond its Controls (0: not a list view, or rich).
         self.count = E.variable(int, "viewCount")
         #: A list view in virtual mode: its rows in view are ``first`` and on (``listview._virtual_rows``).
@@ -147,7 +147,7 @@ class ViewWalk:
                     E.assign(
                         self.columns, E.static_call(Enumerable, linq("ToList", 1, WF.types.ColumnHeader), ordered)
                     ),
-                    E.assign(self.columns, E.new(_Columns())),
+                    E.assign(self.columns, E.new(_column_list())),
                 ),
                 Expression.IfThenElse(
                     E.prop(lv, "VirtualMode"),
@@ -212,7 +212,7 @@ class ViewWalk:
         """
         f = self.f
         items = E.prop(E.convert(f.c, WF.types.ListView), "Items")
-        column = E.call(self.columns, E.method(_Columns(), "get_Item", int), f.k)
+        column = E.call(self.columns, E.method(_column_list(), "get_Item", int), f.k)
         row = E.call(items, E.method(WF.types.ListView.GetNestedType("ListViewItemCollection"), "get_Item", int), f.k)
         rows = Expression.Subtract(self.count, E.prop(self.columns, "Count"))
         return Expression.IfThen(
