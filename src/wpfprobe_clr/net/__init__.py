@@ -7,6 +7,9 @@
 - ``derived``: ``DerivedHandle``, the probe's element for such an object, and
   the reads, calls and type tests that work alike on handles and on plain
   pythonnet objects
+- ``lazy``: .NET namespaces whose classes pythonnet builds on first use
+  (``clr_namespace``), their ``System.Type`` objects for type tests that
+  build no class, and ``is_instance`` to test with those
 
 Import it only once a CLR is loaded (``wpfprobe_clr.ensure_clr``).
 """

@@ -19,9 +19,9 @@ class.
 
 What is found is kept on the object, so a later ``WF.DataGridView`` is a plain
 attribute read (a pythonnet namespace module's is a call into .NET).
-``clr_namespace`` hands out one object per namespace, and ``resolved`` says
-which classes it has looked up. The namespace's own module is imported at the
-first lookup too: importing a module of the probe needs no assembly loaded.
+``clr_namespace`` hands out one object per namespace. The namespace's own
+module is imported at the first lookup too: importing a module of the probe
+needs no assembly loaded.
 """
 
 from __future__ import annotations
@@ -105,12 +105,8 @@ class ClrNamespace:
             self._missing.add(name)
             return None
 
-    def resolved(self) -> frozenset[str]:
-        """The names looked up so far."""
-        return frozenset(k for k in vars(self) if not k.startswith("_"))
-
     def __repr__(self) -> str:
-        return f"<ClrNamespace {self._name}: {len(self.resolved())} looked up>"
+        return f"<ClrNamespace {self._name}>"
 
 
 _namespaces: dict[str, ClrNamespace] = {}

@@ -27,6 +27,14 @@ One module per concern, lowest first:
 Importing the package loads none of its modules (each name below is imported
 on first use): ``wpfprobe.start()`` reads ``ui_loop`` on the app's thread
 before it returns, and leaves the rest to a thread of its own.
+
+WinForms and System.Drawing classes are named through ``net.lazy``
+(``WF = clr_namespace("System.Windows.Forms")``), never imported by name: a
+class is made by pythonnet (20 ms and 1.7 MiB for DataGridView) only when the
+probe first uses it, and a type test takes the ``System.Type`` alone
+(``is_a(x, WF.types.ListView)``, ``E.is_type(c, WF.types.ListView)``), which
+makes no class at all. ``WF.ListView`` is for what needs the class: calling a
+static, constructing, an enum's members in Python.
 """
 
 from __future__ import annotations
