@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from wpfprobe_clr._heap import return_freed_memory
 from wpfprobe_clr._runtime import suspend_mode_is_safe
 
 THREAD_NAME = "wpfprobe-compile"
@@ -80,6 +81,8 @@ def _compile(kind: Any, after: Callable[[], object] | None) -> None:
         if after is not None:
             after()
         prepare_walk(kind)
+        # The compile is the start-up's last and largest user of the C heap (``_heap`` says why).
+        return_freed_memory()
     except Exception:  # prepare logs its own failures: a last guard for the thread
         logging.getLogger("wpfprobe.clr").warning("the .NET walk could not be compiled", exc_info=True)
 

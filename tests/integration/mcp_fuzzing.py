@@ -30,6 +30,7 @@ import os
 import random
 import threading
 import time
+import traceback
 import warnings
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -493,12 +494,19 @@ class Fuzzer:
         def one_batch(data: st.DataObject) -> None:
             # Hypothesis leans to the first of sampled_from's choices; a seeded Random spreads the tools evenly.
             rnd = random.Random(data.draw(st.integers(0, 2**64), label="tools"))
-            for _ in range(batch):
-                tool = rnd.choice(names)
-                arguments = data.draw(strategies[tool], label=tool)
-                if self.allowed(tool, arguments):
-                    self.call(tool, arguments)
-            self.health()
+            tool, arguments = "-", {}
+            try:
+                for _ in range(batch):
+                    tool = rnd.choice(names)
+                    arguments = data.draw(strategies[tool], label=tool)
+                    if self.allowed(tool, arguments):
+                        self.call(tool, arguments)
+                self.health()
+            except Exception:  # a finding, with its traceback
+                # Not raised into Hypothesis: it would run the batch again to report it, but the run
+                # is stateful (the pools, the app), so the rerun draws other values and Hypothesis
+                # reports FlakyStrategyDefinition instead of this error.
+                self.fail("fuzzer-error", tool, arguments, traceback.format_exc()[-1500:])
 
         one_batch()
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -192,3 +194,31 @@ def test_a_handshake_era_client_gets_the_list_changed_notification(custom: Custo
                 return {t.name for t in (await client.list_tools()).tools}
 
     assert "legacy_tool" in asyncio.run(asyncio.wait_for(body(), 60))
+
+
+def test_a_custom_tool_that_stops_the_probe_is_answered_and_the_probe_stops(tmp_path: Path) -> None:
+    """stop() from a tool's own call: the server waits for that call before it stops, and the call
+    waited for stop(), so the call was cut off unanswered after the server's 2 s grace. Now
+    stop() there returns at once, the caller gets the tool's answer, and the probe stops after it."""
+    app = CustomApp(tmp_path)
+    try:
+        answer = app.call("stop_probe")
+        assert not answer.is_error, answer
+        assert answer.structured_content["result"]["returnedAfter"] < 1.0, answer.structured_content
+        assert app.proc.stdout is not None
+        port = int(app.url.split(":")[2].split("/")[0])
+        deadline = time.monotonic() + 30
+        while _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _listening(port), "the probe's server still listens after its stop"
+    finally:
+        app.close()
+    assert app.proc.returncode == 0, app.stderr.read_text()[-3000:]
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            return True
+    except OSError:
+        return False

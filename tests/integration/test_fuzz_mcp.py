@@ -16,11 +16,12 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from fuzz_harness import FuzzApp
-from mcp_fuzzing import BOUND, ENV_SEED, SPEC_CODES, Fuzzer, json_looking_calls, seed_from_env
+from mcp_fuzzing import BOUND, ENV_SEED, SPEC_CODES, Fuzzer, Pools, Stats, json_looking_calls, seed_from_env
 
 CALLS = int(os.environ.get("WPFPROBE_FUZZ_CALLS", "2000"))
 
@@ -45,6 +46,33 @@ def test_every_tool_keeps_its_promises_under_fuzzing(
     assert fuzzer.failures == {}, report
     assert facts is not None and facts["threadExceptions"] == [] and facts["secretReads"] == 0, facts
     assert fuzzer.app.output() == "", fuzzer.app.output()[-3000:]
+
+
+def test_an_error_in_the_fuzzer_is_a_finding_not_a_flaky_hypothesis_run() -> None:
+    """A batch that raises (a client that lost its app, a health check that broke) is recorded with
+    its traceback and the run goes on. Raised into Hypothesis, the batch was run again to report it,
+    drew other values from the pools the first run had changed, and came out as Hypothesis's
+    FlakyStrategyDefinition, which named neither the error nor the call."""
+    fuzzer = object.__new__(Fuzzer)
+    fuzzer.seed, fuzzer.max_wait_ms = 1, 300
+    fuzzer.failures, fuzzer.stats, fuzzer.pools = {}, Stats(), Pools()
+    fuzzer.tools = {"wpf_tool": SimpleNamespace(name="wpf_tool", input_schema={"type": "object", "properties": {}})}
+    fuzzer.learn_exit_ids = lambda: None  # type: ignore[method-assign]
+    fuzzer.health = lambda: None  # type: ignore[method-assign]
+    made: list[int] = []
+
+    def call(tool: str, arguments: dict[str, Any]) -> None:
+        made.append(1)
+        if len(made) == 7:  # once: run again, the batch would pass
+            raise ConnectionError("the session's stream ended")
+
+    fuzzer.call = call  # type: ignore[method-assign]
+    fuzzer.run(calls=40, batch=10)
+    assert len(made) == 7 + 30  # the failed batch ended at its error; the three after it ran
+    (found,) = fuzzer.failures.values()
+    assert found.kind == "fuzzer-error"
+    assert "ConnectionError: the session's stream ended" in found.detail
+    assert "def call" in found.detail or "in call" in found.detail  # the traceback names where
 
 
 @pytest.fixture(scope="module")

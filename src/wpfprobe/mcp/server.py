@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from urllib.parse import parse_qsl
 
+from wpfprobe.core.calls import current as current_call
 from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.engine.target import Tier, check_tier
 from wpfprobe.mcp import httpwire, wirelog
@@ -161,8 +162,13 @@ class ProbeHandle:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server and remove the manifest. Safe from any thread, any number of times;
-        a second caller waits for the first to finish."""
+        a second caller waits for the first to finish. Called by a tool of this probe (a custom
+        tool, on its call's thread), it returns at once and the probe stops once the call is
+        answered: the server's shutdown waits for that call, which would be waiting here."""
         global _active
+        if current_call() is not None:
+            threading.Thread(target=self.stop, args=(timeout,), name="wpfprobe-stop", daemon=True).start()
+            return
         # Before the lock: a start-up about to write the manifest (under the lock) gives up.
         self._startup.request_stop()
         with self._stop_lock:

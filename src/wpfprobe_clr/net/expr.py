@@ -15,6 +15,14 @@ pythonnet classes (``Control``), as ``System.Type`` objects, or as the Python
 builtins ``object``, ``str``, ``int``, ``bool``, ``float`` (Object, String,
 Int32, Boolean, Double).
 
+Building is Python calling .NET factories a thousand times, with the GIL held
+between calls, on the compile's thread beside the app's own Python: so the
+helpers keep pythonnet's slow paths out of it. Each factory is called through
+the one overload it means (``_factory``), since picking among Expression.Call's
+or Block's overloads by the arguments' runtime types costs pythonnet ten times
+the call itself; a method is looked up once per owner, name and parameter types;
+``typeof`` answers from a table; the typed array classes are made once.
+
 ``compiled(key, build)`` keeps each delegate for the life of the process, so a
 delegate is built the first time it is needed and every later call is one
 .NET call from Python (about 11 us on Mono here, against 1.7 us for a plain
@@ -60,19 +68,54 @@ __all__ = [
     "static_call",
     "throw_inner",
     "try_catch",
+    "typed_block",
     "typeof",
     "variable",
 ]
 
 _BUILTINS: dict[type, Any] = {object: Object, str: String, int: Int32, bool: Boolean, float: Double}
 _compiled: dict[Any, Any] = {}
+# Keyed by pythonnet classes, Python builtins and System.Type objects (hashed and compared as the
+# .NET objects they are): a program names a few hundred types at most, each for good.
+_types: dict[Any, Any] = {}
+_methods: dict[tuple[Any, ...], Any] = {}
+_EXPRESSIONS = Array[Expression]
+_TYPES = Array[Type]
+_PARAMETERS = Array[ParameterExpression]
+
+
+class _Factories:
+    """Expression's factories bound to the one overload each helper means, made on first use."""
+
+    def __init__(self) -> None:
+        from System.Collections.Generic import IEnumerable  # noqa: PLC0415
+        from System.Reflection import ConstructorInfo, MethodInfo  # noqa: PLC0415
+
+        self.call = Expression.Call.Overloads[Expression, MethodInfo, _EXPRESSIONS]
+        self.static_call = Expression.Call.Overloads[MethodInfo, _EXPRESSIONS]
+        self.typed_block = Expression.Block.Overloads[Type, _EXPRESSIONS]
+        self.block = Expression.Block.Overloads[IEnumerable[ParameterExpression], _EXPRESSIONS]
+        self.new = Expression.New.Overloads[ConstructorInfo, _EXPRESSIONS]
+        self.constant = Expression.Constant.Overloads[Object, Type]
+        self.convert = Expression.Convert.Overloads[Expression, Type]
+        self.condition = Expression.Condition.Overloads[Expression, Expression, Expression, Type]
+
+
+_made: list[_Factories] = []
+
+
+def _factory() -> _Factories:
+    if not _made:
+        _made.append(_Factories())
+    return _made[0]
 
 
 def typeof(t: Any) -> Any:
     """The ``System.Type`` for a pythonnet class, a Python builtin, or a ``System.Type`` itself."""
-    if isinstance(t, Type):
-        return t
-    return clr.GetClrType(_BUILTINS.get(t, t))
+    found = _types.get(t)
+    if found is None:
+        found = _types[t] = t if isinstance(t, Type) else clr.GetClrType(_BUILTINS.get(t, t))
+    return found
 
 
 def func(*types: Any) -> Any:
@@ -119,12 +162,12 @@ def const(value: Any, t: Any) -> Any:
             Double(value) if isinstance(value, float) else Int32(value) if -(2**31) <= value < 2**31 else Int64(value)
         )
         made = Expression.Constant(boxed)
-        return made if made.Type.Equals(typeof(t)) else Expression.Convert(made, typeof(t))
-    return Expression.Constant(value, typeof(t))
+        return made if made.Type.Equals(typeof(t)) else _factory().convert(made, typeof(t))
+    return _factory().constant(value, typeof(t))
 
 
 def null(t: Any) -> Any:
-    return Expression.Constant(None, typeof(t))
+    return _factory().constant(None, typeof(t))
 
 
 # -- members -----------------------------------------------------------------
@@ -132,8 +175,13 @@ def null(t: Any) -> Any:
 
 def method(owner: Any, name: str, *parameter_types: Any) -> Any:
     """The public method ``name`` of ``owner`` with exactly these parameter types (instance or static)."""
-    types = Array[Type]([typeof(t) for t in parameter_types])
-    found = typeof(owner).GetMethod(name, types)
+    owner_type = typeof(owner)
+    key = (owner_type, name, *(typeof(t) for t in parameter_types))
+    found = _methods.get(key)
+    if found is None:
+        found = owner_type.GetMethod(name, _TYPES(list(key[2:])))
+        if found is not None:
+            _methods[key] = found
     if found is None:
         shown = ", ".join(str(typeof(t).Name) for t in parameter_types)
         raise LookupError(f"{typeof(owner).FullName} has no public method {name}({shown})")
@@ -149,22 +197,22 @@ def call(instance: Any, member: Any, *args: Any) -> Any:
     """``instance.member(args)``; ``member`` is a MethodInfo, or a name resolved on the instance's type by the args' types."""
     if isinstance(member, str):
         member = method(instance.Type, member, *(a.Type for a in args))
-    return Expression.Call(instance, member, _expressions(args))
+    return _factory().call(instance, member, _expressions(args))
 
 
 def static_call(owner: Any, member: Any, *args: Any) -> Any:
     """``Owner.member(args)`` for a static method (a MethodInfo, or a name resolved by the args' types)."""
     if isinstance(member, str):
         member = method(owner, member, *(a.Type for a in args))
-    return Expression.Call(member, _expressions(args))
+    return _factory().static_call(member, _expressions(args))
 
 
 def new(t: Any, *args: Any) -> Any:
     """``new T(args)``, with the constructor found by the args' types."""
-    ctor = typeof(t).GetConstructor(Array[Type]([a.Type for a in args]))
+    ctor = typeof(t).GetConstructor(_TYPES([a.Type for a in args]))
     if ctor is None:
         raise LookupError(f"{typeof(t).FullName} has no public constructor for these arguments")
-    return Expression.New(ctor, _expressions(args))
+    return _factory().new(ctor, _expressions(args))
 
 
 # -- operators ---------------------------------------------------------------
@@ -179,7 +227,7 @@ def enum_member(t: Any, name: str) -> Any:
 
 def convert(e: Any, t: Any) -> Any:
     """A cast (or box/unbox) of ``e`` to ``t``."""
-    return Expression.Convert(e, typeof(t))
+    return _factory().convert(e, typeof(t))
 
 
 def is_type(e: Any, t: Any) -> Any:
@@ -189,7 +237,7 @@ def is_type(e: Any, t: Any) -> Any:
 
 def condition(test: Any, if_true: Any, if_false: Any, t: Any) -> Any:
     """``test ? if_true : if_false``, typed ``t`` (the branches may be of types assignable to it)."""
-    return Expression.Condition(test, if_true, if_false, typeof(t))
+    return _factory().condition(test, if_true, if_false, typeof(t))
 
 
 def assign(target: Any, value: Any) -> Any:
@@ -198,7 +246,12 @@ def assign(target: Any, value: Any) -> Any:
 
 def block(variables: Iterable[Any], *body: Any) -> Any:
     """``{ T v...; body... }``: its value is the last expression's."""
-    return Expression.Block(Array[ParameterExpression](list(variables)), _expressions(body))
+    return _factory().block(_PARAMETERS(list(variables)), _expressions(body))
+
+
+def typed_block(t: Any, *body: Any) -> Any:
+    """``{ body... }`` typed ``t`` (``Void``: a statement, whatever its last expression's value)."""
+    return _factory().typed_block(typeof(t), _expressions(body))
 
 
 def for_each(enumerable: Any, item: Any, body: Any) -> Any:
@@ -270,7 +323,7 @@ def throw_inner(caught: Any, t: Any) -> Any:
 
 def compile_lambda(delegate_type: Any, body: Any, *parameters: Any) -> Any:
     """Compile ``(parameters) => body`` to a delegate of ``delegate_type`` (see ``func``)."""
-    lam = Expression.Lambda[delegate_type](body, Array[ParameterExpression](list(parameters)))
+    lam = Expression.Lambda[delegate_type](body, _PARAMETERS(list(parameters)))
     return lam.Compile()
 
 
@@ -292,4 +345,4 @@ def is_compiled(key: Any) -> bool:
 
 
 def _expressions(items: Iterable[Any]) -> Any:
-    return Array[Expression](list(items))
+    return _EXPRESSIONS(list(items))

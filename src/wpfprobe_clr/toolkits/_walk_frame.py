@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import clr
 from System import Action, Array, Boolean, Char, Int32, Int64, Object, String, Tuple, Void, WeakReference
 from System import Exception as NetException
 from System import Type as NetType
@@ -89,7 +88,7 @@ class Pack:
 
     @staticmethod
     def void(*items: Any) -> Any:
-        return Expression.Block(clr.GetClrType(Void), E._expressions(items))
+        return E.typed_block(Void, *items)
 
     def null(self) -> Any:
         return self.text(",null")

@@ -3,7 +3,8 @@
     python custom_tools_app.py LOG_FILE
 
 Registers tools with @wpfprobe.tool before start (on the UI thread and off it,
-one that raises, one above the read tier, one returning a pydantic model),
+one that raises, one above the read tier, one returning a pydantic model, one
+that stops the probe),
 configures the JSON-lines log to LOG_FILE, starts the probe at the read tier
 and prints one JSON line {"url", "token"}. Then reads stdin: "add NAME" adds a
 tool NAME to the running probe with @handle.tool and prints {"added": NAME}; "close"
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from example_app import load_example
 from pydantic import BaseModel
@@ -74,6 +76,13 @@ def main() -> None:
         def summary(count: int, *, prefix: str = "item") -> Summary:
             """A pydantic result."""
             return Summary(count=count, names=[f"{prefix}{i}" for i in range(count)])
+
+        @wpfprobe.tool
+        def stop_probe() -> dict[str, object]:
+            """Stops the probe that runs it (its caller is answered first)."""
+            started = time.monotonic()
+            handle.stop()
+            return {"returnedAfter": round(time.monotonic() - started, 3)}
 
         handle = wpfprobe.start(form, name="custom")
         print(json.dumps({"url": handle.url, "token": handle.token}), flush=True)
