@@ -134,7 +134,7 @@ def list_of(t: Any) -> Any:
     """The ``System.Type`` of ``List<t>``: pythonnet makes no class for it, as ``List[t]`` would."""
     from System.Collections.Generic import List  # noqa: PLC0415 - the generic family, closed below
 
-    return typeof(List[Object]).GetGenericTypeDefinition().MakeGenericType(Array[Type]([typeof(t)]))
+    return typeof(List[Object]).GetGenericTypeDefinition().MakeGenericType(_TYPES([typeof(t)]))
 
 
 # -- leaves ------------------------------------------------------------------
@@ -222,7 +222,7 @@ def enum_member(t: Any, name: str) -> Any:
     """The constant member ``name`` of the enum ``t``, read from its ``System.Type``: a ``WF.types``
     enum (``net.lazy``) gets no Python class made for it."""
     t = typeof(t)
-    return Expression.Convert(const(int(t.GetField(name).GetRawConstantValue()), int), t)
+    return _factory().convert(const(int(t.GetField(name).GetRawConstantValue()), int), t)
 
 
 def convert(e: Any, t: Any) -> Any:
