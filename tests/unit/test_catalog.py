@@ -108,6 +108,18 @@ def test_the_gate_refuses_tools_above_the_tier_and_names_close_matches() -> None
         assert unknown["content"][0]["text"].startswith("INVALID_ARGUMENT: Unknown tool")
 
 
+def test_close_matches() -> None:
+    known = ["wpf_get_windows", "wpf_get_visual_tree", "wpf_click"]
+    assert _catalog.close_matches("wpf_get_windows ", known) == ["wpf_get_windows"]
+    assert _catalog.close_matches("wpf_get_windows\x00", known) == ["wpf_get_windows"]
+    assert _catalog.close_matches("WPF_CLICK", known) == ["wpf_click"]
+    assert _catalog.close_matches("wpf_get_windowz", known)[0] == "wpf_get_windows"
+    assert _catalog.close_matches("zzz", known) == []
+    assert _catalog.close_matches("w" * 1_000_000, known) == []
+    err = _catalog.unknown_tool("q" * 1000, known)
+    assert err.code == "INVALID_ARGUMENT" and len(err.message) < 200 and "tools/list" in err.suggestion
+
+
 @pytest.mark.parametrize("value", ["[1]", "{}", "null", "true", "3", '"x"'])
 def test_a_string_argument_arrives_as_the_string_sent(value: str) -> None:
     with harness(settings=ProbeSettings(audit=False)) as h:
