@@ -231,7 +231,7 @@ def test_library_records_from_the_probe_s_threads_go_to_its_own_log_only() -> No
     wire_logger.addHandler(wire)
     previous = wire_logger.level
     wire_logger.setLevel(logging.DEBUG)
-    library = logging.getLogger("mcp.server.test_wirelog")
+    library = logging.getLogger("uvicorn.error.test_wirelog")
     try:
 
         def log(message: str) -> None:
@@ -239,7 +239,7 @@ def test_library_records_from_the_probe_s_threads_go_to_its_own_log_only() -> No
 
         threads = (
             ("wpfprobe-mcp-http", "from the probe"),
-            # The start-up's thread imports the SDK and makes the HTTP server (starting.py).
+            # The start-up's thread imports uvicorn and makes the HTTP server (starting.py).
             ("wpfprobe-start", "from the probe's start-up"),
             ("someone-else", "from the app"),
         )
@@ -264,3 +264,55 @@ def test_library_records_from_the_probe_s_threads_go_to_its_own_log_only() -> No
         ("from the app", "ERROR"),
         ("GET /mcp", "WARNING"),
     }
+
+
+SERVING = """
+import json, logging, secrets, sys, urllib.request
+from fake_toolkit import harness
+from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.mcp import wirelog
+from wpfprobe.mcp.catalog import ToolCatalog
+from wpfprobe.mcp.server import _start_http
+
+with harness(settings=ProbeSettings(audit=False)) as h:
+    token = secrets.token_urlsafe(32)
+    handle = _start_http(h.probe, ToolCatalog(h.engine, tier="read"), tier="read", port=0, token=token)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}}
+    headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+               "Mcp-Method": "tools/list"}
+    request = urllib.request.Request(handle.url, data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        listed = len(json.loads(answer.read())["result"]["tools"])
+    handle.stop()
+print(json.dumps({
+    "listed": listed,
+    "routed": list(wirelog.LIBRARIES),
+    "imported": sorted({m.split(".")[0] for m in sys.modules}),
+    "loggers": sorted({n.split(".")[0] for n in logging.root.manager.loggerDict}),
+}))
+"""
+
+
+def test_the_libraries_wirelog_routes_are_the_ones_serving_loads_that_log() -> None:
+    """wirelog once routed the MCP SDK's, Starlette's and sse_starlette's loggers, which the app no
+    longer loads (its kernel serves, under uvicorn); a process that serves names each library
+    that logs, and only those."""
+    import subprocess
+
+    unit = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(unit), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run(
+        [sys.executable, "-c", SERVING], capture_output=True, text=True, check=True, timeout=120, cwd=unit, env=env
+    )
+    seen = json.loads(out.stdout)
+    assert seen["listed"] > 0, "the server answered"
+    routed, imported = set(seen["routed"]), set(seen["imported"])
+    assert routed <= imported, f"routed but never loaded by a serving process: {sorted(routed - imported)}"
+    # Every library with a logger: routed (the standard library's own are the app's too; the probe's
+    # loops report to wirelog.loop_exception instead of the asyncio logger).
+    libraries = set(seen["loggers"]) - set(sys.stdlib_module_names) - {"wpfprobe"}
+    assert libraries == routed
