@@ -169,12 +169,13 @@ def test_a_long_call_reports_progress_while_it_runs(monkeypatch: pytest.MonkeyPa
 
 
 def test_cancelling_the_call_s_task_cancels_its_control_and_waits_for_the_thread() -> None:
-    stopped = threading.Event()
+    running, stopped = threading.Event(), threading.Event()
 
     def hold() -> str:
         """Waits until cancelled."""
         control = calls.current()
         assert control is not None
+        running.set()
         try:
             control.sleep(30)
         finally:
@@ -183,7 +184,8 @@ def test_cancelling_the_call_s_task_cancels_its_control_and_waits_for_the_thread
 
     async def run(tools: ToolCatalog) -> float:
         task = asyncio.ensure_future(tools.call_tool("hold", {}, progress=None))
-        await asyncio.sleep(0.3)
+        # Cancelled once the call runs on its worker thread, not before it got there.
+        assert await asyncio.to_thread(running.wait, 30), "the call never reached its thread"
         began = time.monotonic()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -219,15 +221,18 @@ from wpfprobe.mcp import catalog
 from wpfprobe.mcp.catalog import ToolCatalog
 from wpfprobe.mcp.custom import define
 catalog._CANCEL_GRACE = 0.2
+running = threading.Event()
 def stuck() -> str:
     '''Never returns, and checks no control.'''
+    running.set()
     threading.Event().wait()
     return "never"
 tools = ToolCatalog(None, tier="read")
 tools.add(define(stuck).spec(), custom=True)
 async def run():
     task = asyncio.ensure_future(tools.call_tool("stuck", {{}}, progress=None))
-    await asyncio.sleep(0.3)
+    # Cancelled once the call is stuck on its worker thread: that thread is the one exit must not wait for.
+    assert await asyncio.to_thread(running.wait, 30), "the call never reached its thread"
     task.cancel()
     try:
         await task
