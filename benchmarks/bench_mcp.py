@@ -13,7 +13,8 @@ figure means. There are no timing assertions: it exits 0 when every part ran.
    one no-op tool (``bench_noop``) whose handler touches neither the engine nor
    the UI. One SDK client session over HTTP calls every tool in turn, round
    after round; each tool's p50/p95 is set beside the no-op's p50 (the floor:
-   what the SDK, HTTP, the guard and the worker-thread hop cost by themselves).
+   what the SDK client, HTTP, the guard, wpfprobe's kernel and the
+   worker-thread hop cost by themselves).
    Measured twice: the server as shipped, and with TCP_NODELAY on its socket
    (the one-line fix for the delayed-ACK stall described in the doc).
 2. start() to first answer and 3. memory: ``--runs`` fresh subprocesses each run
@@ -294,24 +295,12 @@ async def latency_session(
                         await asyncio.sleep(spacing)
                         await measure(c, c.paced, c.paced_handler)
 
-                # Where the rest of the time goes, for one sample of each: the SDK's
-                # server-side check of structured content against the output model
-                # (pydantic) and the client's check against the output schema (jsonschema).
-                from pydantic import TypeAdapter
-
-                from wpfprobe.mcp.catalog import tool_specs
-
-                outputs = {s.name: s.output for s in tool_specs("read")}
+                # Where the rest of the time goes, for one sample of each: the client's check
+                # against the output schema (jsonschema). The server checks nothing: the kernel
+                # sends the catalog's answer as the tool made it.
                 rows = []
                 floor_p50 = percentile(plan[0].times, 50)
                 for c in plan:
-                    server_check = client_check = 0.0
-                    if c.tool in outputs:
-                        adapter = TypeAdapter(outputs[c.tool])
-                        server_check = min(
-                            _time_sync(lambda a=adapter, c=c: a.validate_python(c.sample.structured_content))
-                            for _ in range(3)
-                        )
                     client_check = min(
                         [
                             (await timed(lambda c=c: client.session.validate_tool_result(c.tool, c.sample)))[0]
@@ -334,7 +323,6 @@ async def latency_session(
                             "paced_handler_p50_ms": round(percentile(c.paced_handler, 50), 2)
                             if c.paced_handler
                             else None,
-                            "server_output_check_ms": round(server_check, 2),
                             "client_schema_check_ms": round(client_check, 2),
                             "response_bytes": result_bytes(c.sample),
                         }
@@ -352,12 +340,6 @@ async def latency_session(
         server_log.removeHandler(capture)
         server_log.setLevel(old_level)
         server_log.propagate = old_propagate
-
-
-def _time_sync(fn: Callable[[], Any]) -> float:
-    started = time.perf_counter()
-    fn()
-    return (time.perf_counter() - started) * 1000
 
 
 def _shown_args(args: dict[str, Any]) -> str:
@@ -1129,23 +1111,29 @@ def run_subprocess_parts(runs: int, leak_calls: int, tok: Tokenizers) -> dict[st
     out["growth"] = out["nodelay"]["runs"][0].pop("growth")
     out["example_tokens"] = out["shipped"]["runs"][0].pop("example_tokens", None)
     out["nodelay"]["runs"][0].pop("example_tokens", None)  # the same app and tree, a second time
-    out["sdk_import_ms"] = sdk_import_ms(runs)
+    out["server_import_ms"] = server_import_ms(runs)
     return out
 
 
-SDK_IMPORT = """
-import time, wpfprobe
+#: What start()'s serve step imports (server._start_http_soon's build, _http_app): the catalog and
+#: its tools, the kernel, its HTTP endpoints, uvicorn. Before the clock: what is loaded by then
+#: (wpfprobe, start()'s own module, and the engine, which the start-up preloads before it serves).
+SERVER_IMPORT = """
+import time, wpfprobe, wpfprobe.mcp.server, wpfprobe.engine.engine
 started = time.perf_counter()
-import wpfprobe.mcp.toolserver, mcp.server.transport_security, uvicorn
+import wpfprobe.mcp.catalog, wpfprobe.mcp.protocol, wpfprobe.mcp.httpserve, wpfprobe.mcp.handshake
+import wpfprobe.mcp.spliced, uvicorn
 print((time.perf_counter() - started) * 1000)
 """
 
 
-def sdk_import_ms(runs: int) -> float:
-    """What start() spends importing the SDK and uvicorn: timed apart, in fresh processes (median)."""
+def server_import_ms(runs: int) -> float:
+    """What start() spends importing its server and uvicorn: timed apart, in fresh processes (median)."""
     times = []
     for _ in range(runs):
-        done = subprocess.run([sys.executable, "-c", SDK_IMPORT], capture_output=True, text=True, check=True, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-c", SERVER_IMPORT], capture_output=True, text=True, check=True, cwd=ROOT
+        )
         times.append(float(done.stdout.strip().splitlines()[-1]))
     return round(statistics.median(times), 1)
 
@@ -1215,11 +1203,10 @@ def print_report(report: dict[str, Any]) -> None:
     paced = lat["paced"]
     head = (
         f"{'call':<36} {'n':>3} | {'p50':>6} {'p95':>6} {'xfloor':>6} | {'p50':>6} {'p95':>6} {'xfloor':>6} "
-        f"{'handler':>7} | {'p50':>6} {'handler':>7} | {'srv chk':>7} {'cli chk':>7} {'resp KB':>7}"
+        f"{'handler':>7} | {'p50':>6} {'handler':>7} | {'cli chk':>7} {'resp KB':>7}"
     )
     print(
-        f"{'':<40} | {'as shipped (ms)':^20} | {'with TCP_NODELAY (ms)':^28} | {'paced (ms)':^14} |"
-        f" {'one result (ms, KB)':^23}"
+        f"{'':<40} | {'as shipped (ms)':^20} | {'with TCP_NODELAY (ms)':^28} | {'paced (ms)':^14} | {'one result':^15}"
     )
     print(head)
     print("-" * len(head))
@@ -1232,15 +1219,13 @@ def print_report(report: dict[str, Any]) -> None:
             f"{a['call']:<36} {a['n']:>3} | {a['p50_ms']:>6.1f} {a['p95_ms']:>6.1f} {a['ratio_p50_to_floor']:>6.1f} | "
             f"{b['p50_ms']:>6.1f} {b['p95_ms']:>6.1f} {b['ratio_p50_to_floor']:>6.1f} {cell(b['handler_p50_ms'], 7)} | "
             f"{cell(b['paced_p50_ms'], 6)} {cell(b['paced_handler_p50_ms'], 7)} | "
-            f"{b['server_output_check_ms']:>7.1f} {b['client_schema_check_ms']:>7.1f} {b['response_bytes'] / 1024:>7.1f}"
+            f"{b['client_schema_check_ms']:>7.1f} {b['response_bytes'] / 1024:>7.1f}"
         )
     print("xfloor: p50 / the no-op's p50 on the same server. handler: the tool function's own time (engine, text,")
     print(f"JSON), p50. paced: {paced['calls_per_tool']} calls per tool, each after a {paced['spacing_s']:.1f} s pause "
           f"(census_ttl {paced['census_ttl_s']:g} s), TCP_NODELAY server.")  # fmt: skip
-    print("srv chk / cli chk: checking one result against the output schema in the SDK server (pydantic, not in")
-    print(
-        "handler) and the SDK client (jsonschema, inside the client's latency); resp: the result as JSON on the wire."
-    )
+    print("cli chk: checking one result against the output schema in the SDK client (jsonschema, inside the")
+    print("client's latency; the server checks nothing after the tool); resp: the result as JSON on the wire, in KB.")
 
     st = report["startup"]
     for variant, title in (("shipped", "as shipped"), ("nodelay", "with TCP_NODELAY")):
@@ -1259,7 +1244,7 @@ def print_report(report: dict[str, Any]) -> None:
     runs = st["shipped"]["runs"]
     med = st["shipped"]["median"]
     print(
-        f"  (of start(): importing the SDK and uvicorn, timed apart in fresh processes: {st['sdk_import_ms']:.1f} ms;"
+        f"  (of start(): importing its server and uvicorn, timed apart in fresh processes: {st['server_import_ms']:.1f} ms;"
     )
     print(f"  import wpfprobe before start(): {med['import_wpfprobe_ms']:.1f} ms, not counted; "
           f"mcp imported before start(): {any(r['mcp_imported_before_start'] for r in runs)})")  # fmt: skip
@@ -1268,7 +1253,7 @@ def print_report(report: dict[str, Any]) -> None:
         f"\n3. Resident memory the probe adds, as shipped (RSS, median of {len(runs)}; the app alone: {med['rss_app_mib']} MiB)"
     )
     print(f"  import wpfprobe                      {med['delta_import_wpfprobe_mib']:>+8.2f} MiB")
-    print(f"  wpfprobe.start() (SDK, server)       {med['delta_start_mib']:>+8.2f} MiB")
+    print(f"  wpfprobe.start() (kernel, uvicorn)   {med['delta_start_mib']:>+8.2f} MiB")
     print(f"  first {WARMUP_CALLS} tool calls (full tree too)   {med['delta_warmup_mib']:>+8.2f} MiB")
     print(f"  total after the warm-up              {med['delta_total_after_warmup_mib']:>+8.2f} MiB")
     g = st["growth"]
@@ -1335,7 +1320,7 @@ def print_actions(a: dict[str, Any], *, read_floor: float) -> None:
         )
     os_row = mcp["rows"][-1]
     print("handler: the tool function's own time (hops, audit append, OS input), p50; outside: p50 - handler")
-    print("(SDK, HTTP, JSON, schema checks). changed: the last result's changed fields.")
+    print("(client, HTTP, kernel, JSON, the client's schema check). changed: the last result's changed fields.")
     print(
         f'wpf_click mode="os" (timed every {mcp["os_click_every"]} round(s)) includes a fixed sleep, '
         f"os_input_settle = {settle:.0f} ms;\nwithout it: p50 {os_row['p50_ms'] - settle:.1f} ms "

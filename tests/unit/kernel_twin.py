@@ -3,8 +3,9 @@
 Each rule is driven twice with the same messages: through the kernel (a fake catalog, a fake
 output) and through the SDK's own stdio kernel (``Server.run``: the dual-era loop stdio uses)
 fed the same raw messages; :func:`both` checks the two transcripts equal, dict for dict. The SDK
-runs either today's ``ToolServer`` (identity, capabilities, errors, list_changed) or a bare
-low-level ``Server`` whose handlers call the same fake catalog (results, progress, cancellation).
+runs either the catalog as the app served it on the SDK (``ToolServer``, sdk_reference.py:
+identity, capabilities, errors, list_changed) or a bare low-level ``Server`` whose handlers call
+the same fake catalog (results, progress, cancellation).
 :func:`run_kernel` drives the kernel alone, for rules the SDK's stdio kernel cannot show.
 """
 
@@ -22,11 +23,12 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp.shared.message import SessionMessage
 from mcp_types import CallToolResult, ListToolsResult
 from mcp_types.jsonrpc import jsonrpc_message_adapter
+from sdk_reference import ToolServer
 
 from wpfprobe.core.version import __version__
 from wpfprobe.mcp import jsonrpc, protocol
+from wpfprobe.mcp.catalog import INSTRUCTIONS
 from wpfprobe.mcp.protocol import Kernel, Progress
-from wpfprobe.mcp.toolserver import INSTRUCTIONS, ToolServer
 
 Message = dict[str, Any]
 DEADLINE = 20.0

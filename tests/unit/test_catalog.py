@@ -108,6 +108,18 @@ def test_the_gate_refuses_tools_above_the_tier_and_names_close_matches() -> None
         assert unknown["content"][0]["text"].startswith("INVALID_ARGUMENT: Unknown tool")
 
 
+def test_close_matches() -> None:
+    known = ["wpf_get_windows", "wpf_get_visual_tree", "wpf_click"]
+    assert _catalog.close_matches("wpf_get_windows ", known) == ["wpf_get_windows"]
+    assert _catalog.close_matches("wpf_get_windows\x00", known) == ["wpf_get_windows"]
+    assert _catalog.close_matches("WPF_CLICK", known) == ["wpf_click"]
+    assert _catalog.close_matches("wpf_get_windowz", known)[0] == "wpf_get_windows"
+    assert _catalog.close_matches("zzz", known) == []
+    assert _catalog.close_matches("w" * 1_000_000, known) == []
+    err = _catalog.unknown_tool("q" * 1000, known)
+    assert err.code == "INVALID_ARGUMENT" and len(err.message) < 200 and "tools/list" in err.suggestion
+
+
 @pytest.mark.parametrize("value", ["[1]", "{}", "null", "true", "3", '"x"'])
 def test_a_string_argument_arrives_as_the_string_sent(value: str) -> None:
     with harness(settings=ProbeSettings(audit=False)) as h:
@@ -157,12 +169,13 @@ def test_a_long_call_reports_progress_while_it_runs(monkeypatch: pytest.MonkeyPa
 
 
 def test_cancelling_the_call_s_task_cancels_its_control_and_waits_for_the_thread() -> None:
-    stopped = threading.Event()
+    running, stopped = threading.Event(), threading.Event()
 
     def hold() -> str:
         """Waits until cancelled."""
         control = calls.current()
         assert control is not None
+        running.set()
         try:
             control.sleep(30)
         finally:
@@ -171,7 +184,8 @@ def test_cancelling_the_call_s_task_cancels_its_control_and_waits_for_the_thread
 
     async def run(tools: ToolCatalog) -> float:
         task = asyncio.ensure_future(tools.call_tool("hold", {}, progress=None))
-        await asyncio.sleep(0.3)
+        # Cancelled once the call runs on its worker thread, not before it got there.
+        assert await asyncio.to_thread(running.wait, 30), "the call never reached its thread"
         began = time.monotonic()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -207,15 +221,18 @@ from wpfprobe.mcp import catalog
 from wpfprobe.mcp.catalog import ToolCatalog
 from wpfprobe.mcp.custom import define
 catalog._CANCEL_GRACE = 0.2
+running = threading.Event()
 def stuck() -> str:
     '''Never returns, and checks no control.'''
+    running.set()
     threading.Event().wait()
     return "never"
 tools = ToolCatalog(None, tier="read")
 tools.add(define(stuck).spec(), custom=True)
 async def run():
     task = asyncio.ensure_future(tools.call_tool("stuck", {{}}, progress=None))
-    await asyncio.sleep(0.3)
+    # Cancelled once the call is stuck on its worker thread: that thread is the one exit must not wait for.
+    assert await asyncio.to_thread(running.wait, 30), "the call never reached its thread"
     task.cancel()
     try:
         await task

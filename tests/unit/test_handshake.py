@@ -13,7 +13,8 @@ import asyncio
 import contextlib
 import json
 import re
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -118,6 +119,14 @@ def initialize(request_id: Any = 1, version: str = VERSION) -> Message:
 
 def session_of(answer: Answer) -> str:
     return next(v.decode() for k, v in answer[1] if k == b"mcp-session-id")
+
+
+async def until(condition: Callable[[], bool], what: str, *, deadline: float = 30) -> None:
+    """Waits for ``condition``, checked on the loop between its other tasks' steps."""
+    ends = time.monotonic() + deadline
+    while not condition():
+        assert time.monotonic() < ends, f"no {what} within {deadline} s"
+        await asyncio.sleep(0.01)
 
 
 async def open_session(app: Any) -> str:
@@ -342,9 +351,17 @@ def test_a_silent_request_is_pinged_as_sse_starlette_pinged(monkeypatch: pytest.
     async def run() -> bytes:
         async with pair() as both:
             session = await open_session(both.ours)
-            slow = asyncio.ensure_future(call(both.ours, "POST", call_request(8, "slow"), in_session(session)))
+            client = Client()
+            body = json.dumps(call_request(8, "slow")).encode()
+            slow = asyncio.ensure_future(client.run(both.ours, "POST", body, in_session(session)))
             await asyncio.wait_for(both.catalog.started.wait(), 30)
-            await asyncio.sleep(0.3)
+
+            def pinged() -> bool:
+                bodies = [m.get("body", b"") for m in client.messages if m["type"] == "http.response.body"]
+                return any(b": ping - " in body for body in bodies)
+
+            # The call is held until its stream has carried a ping.
+            await until(pinged, "a ping")
             both.catalog.release.set()
             return (await asyncio.wait_for(slow, 30))[2]
 

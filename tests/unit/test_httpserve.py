@@ -85,11 +85,10 @@ class Apps:
 
 
 def sdk_app() -> tuple[Any, Any]:
-    """Today's ToolServer and the SDK's streamable HTTP app over it, as server.py mounted it
-    before the kernel served HTTP: the reference both eras' endpoints are compared with."""
+    """The SDK reference's ToolServer and the SDK's streamable HTTP app over it, as server.py mounted
+    it before the kernel served HTTP: the reference both eras' endpoints are compared with."""
     from mcp.server.transport_security import TransportSecuritySettings
-
-    from wpfprobe.mcp.toolserver import ToolServer
+    from sdk_reference import ToolServer
 
     served = ToolServer(None, tier="read")
     sdk = served.server.streamable_http_app(

@@ -189,7 +189,7 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
     assert layer_of("wpfprobe.engine.engine") < layer_of("wpfprobe.mcp.tools")
     assert layer_of("wpfprobe_clr.toolkits.winforms") < layer_of("wpfprobe.engine.engine")
     assert layer_of("wpfprobe.core.errors") == 0
-    assert layer_of("wpfprobe.mcp.protocol") < layer_of("wpfprobe.mcp.toolserver")
+    assert layer_of("wpfprobe.mcp.protocol") < layer_of("wpfprobe.mcp.server")
 
 
 #: Modules that the app's MCP endpoint will serve without the MCP SDK: neither they nor any

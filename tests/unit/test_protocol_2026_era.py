@@ -22,7 +22,7 @@ from kernel_twin import (
 )
 
 from wpfprobe.core.version import __version__
-from wpfprobe.mcp.toolserver import INSTRUCTIONS
+from wpfprobe.mcp.catalog import INSTRUCTIONS
 
 # --- the 2026-07-28 era -------------------------------------------------------------------------------
 

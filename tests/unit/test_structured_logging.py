@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,6 +18,7 @@ import pytest
 from wpfprobe.core import logs as _logging
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.mcp import custom as _custom
+from wpfprobe.mcp import wirelog
 from wpfprobe.mcp.catalog import tool_function
 
 DISTINCT = "Qx7-distinctive-argument-9912"
@@ -102,8 +105,10 @@ def test_a_bad_level_is_refused() -> None:
 def test_importing_wpfprobe_installs_only_a_null_handler() -> None:
     import subprocess
 
+    # wpfprobe, and what its server loads when it serves (server.py's _http_app and stdio).
+    serving = "wpfprobe.mcp.server, wpfprobe.mcp.handshake, wpfprobe.mcp.httpserve, wpfprobe.mcp.stdioserve, uvicorn"
     code = (
-        "import logging, wpfprobe, wpfprobe.mcp.toolserver; "
+        f"import logging, wpfprobe, {serving}; "
         "print([type(h).__name__ for h in logging.getLogger('wpfprobe').handlers])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
@@ -172,3 +177,142 @@ def test_a_probe_an_app_starts_logs_only_when_the_environment_asks(
     assert _logging.configure_from_env() is False, "a handler already installed is kept"
     logger.info("probe started", extra={"app": "orders-1"})
     assert [(r["msg"], r["app"], r["level"]) for r in lines(target)] == [("probe started", "orders-1", "INFO")]
+
+
+def test_serving_leaves_the_root_logger_as_it_was() -> None:
+    """The SDK's MCPServer called logging.basicConfig; in an app with no logging set up that gave
+    the root logger a stderr handler. The app's own HTTP server (the kernel's endpoints under
+    uvicorn), made, asked and stopped, must not either."""
+    import secrets
+    import urllib.error
+    import urllib.request
+
+    from fake_toolkit import harness
+
+    from wpfprobe.core.settings import ProbeSettings
+    from wpfprobe.mcp.catalog import ToolCatalog
+    from wpfprobe.mcp.server import _start_http
+
+    root = logging.getLogger()
+    saved, level = list(root.handlers), root.level
+    for handler in saved:
+        root.removeHandler(handler)
+    try:
+        root.setLevel(logging.ERROR)
+        with harness(settings=ProbeSettings(audit=False)) as h:
+            catalog = ToolCatalog(h.engine, tier="read")
+            handle = _start_http(h.probe, catalog, tier="read", port=0, token=secrets.token_urlsafe(32))
+            try:
+                with contextlib.suppress(urllib.error.HTTPError):  # no token: refused, as it should be
+                    urllib.request.urlopen(handle.url or "", data=b"{}", timeout=30).close()
+            finally:
+                handle.stop()
+        assert root.handlers == [] and root.level == logging.ERROR
+    finally:
+        for handler in saved:
+            root.addHandler(handler)
+        root.setLevel(level)
+
+
+class Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_library_records_from_the_probe_s_threads_go_to_its_own_log_only() -> None:
+    wirelog.install()
+    root, wire = Collect(), Collect()
+    logging.getLogger().addHandler(root)
+    wire_logger = logging.getLogger(wirelog.WIRE_LOGGER)
+    wire_logger.addHandler(wire)
+    previous = wire_logger.level
+    wire_logger.setLevel(logging.DEBUG)
+    library = logging.getLogger("uvicorn.error.test_wirelog")
+    try:
+
+        def log(message: str) -> None:
+            library.error(message)
+
+        threads = (
+            ("wpfprobe-mcp-http", "from the probe"),
+            # The start-up's thread imports uvicorn and makes the HTTP server (starting.py).
+            ("wpfprobe-start", "from the probe's start-up"),
+            ("someone-else", "from the app"),
+        )
+        for name, message in threads:
+            thread = threading.Thread(target=log, args=(message,), name=name)
+            thread.start()
+            thread.join()
+        logging.getLogger("uvicorn.access").warning("GET /mcp")  # this thread: the app's own
+    finally:
+        logging.getLogger().removeHandler(root)
+        wire_logger.removeHandler(wire)
+        wire_logger.setLevel(previous)
+    assert [(r.getMessage(), r.levelname) for r in wire.records] == [
+        ("from the probe", "DEBUG"),
+        ("from the probe's start-up", "DEBUG"),
+    ]
+    # Further up, the probe's record is a wpfprobe DEBUG record like any other (this process
+    # asked for DEBUG); the others reach the root logger's handlers as they were.
+    assert {(r.getMessage(), r.levelname) for r in root.records} == {
+        ("from the probe", "DEBUG"),
+        ("from the probe's start-up", "DEBUG"),
+        ("from the app", "ERROR"),
+        ("GET /mcp", "WARNING"),
+    }
+
+
+SERVING = """
+import json, logging, secrets, sys, urllib.request
+from fake_toolkit import harness
+from wpfprobe.core.settings import ProbeSettings
+from wpfprobe.mcp import wirelog
+from wpfprobe.mcp.catalog import ToolCatalog
+from wpfprobe.mcp.server import _start_http
+
+with harness(settings=ProbeSettings(audit=False)) as h:
+    token = secrets.token_urlsafe(32)
+    handle = _start_http(h.probe, ToolCatalog(h.engine, tier="read"), tier="read", port=0, token=token)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}}
+    headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+               "Mcp-Method": "tools/list"}
+    request = urllib.request.Request(handle.url, data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        listed = len(json.loads(answer.read())["result"]["tools"])
+    handle.stop()
+print(json.dumps({
+    "listed": listed,
+    "routed": list(wirelog.LIBRARIES),
+    "imported": sorted({m.split(".")[0] for m in sys.modules}),
+    "loggers": sorted({n.split(".")[0] for n in logging.root.manager.loggerDict}),
+}))
+"""
+
+
+def test_the_libraries_wirelog_routes_are_the_ones_serving_loads_that_log() -> None:
+    """wirelog once routed the MCP SDK's, Starlette's and sse_starlette's loggers, which the app no
+    longer loads (its kernel serves, under uvicorn); a process that serves names each library
+    that logs, and only those."""
+    import subprocess
+
+    unit = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(unit), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run(
+        [sys.executable, "-c", SERVING], capture_output=True, text=True, check=True, timeout=120, cwd=unit, env=env
+    )
+    seen = json.loads(out.stdout)
+    assert seen["listed"] > 0, "the server answered"
+    routed, imported = set(seen["routed"]), set(seen["imported"])
+    assert routed <= imported, f"routed but never loaded by a serving process: {sorted(routed - imported)}"
+    # Every library with a logger: routed (the standard library's own are the app's too; the probe's
+    # loops report to wirelog.loop_exception instead of the asyncio logger).
+    libraries = set(seen["loggers"]) - set(sys.stdlib_module_names) - {"wpfprobe"}
+    assert libraries == routed

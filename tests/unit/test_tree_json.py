@@ -143,9 +143,11 @@ def test_the_tree_text_of_the_json_is_the_tree_text_of_the_models() -> None:
 def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
     # Before, the tool built the Tree's models, dumped them, and the SDK validated the dump against Tree once more.
     import asyncio
-    from types import SimpleNamespace
 
-    from wpfprobe.mcp.toolserver import ToolServer
+    from kernel_twin import KernelWire, handshake, request
+
+    from wpfprobe.mcp.catalog import ToolCatalog
+    from wpfprobe.mcp.protocol import Kernel
 
     validated: list[Any] = []
     real = TypeAdapter.validate_python
@@ -161,20 +163,27 @@ def test_the_tree_tool_sends_the_engines_json_and_nothing_validates_it_again(mon
     with harness(_app(rows=100), ProbeSettings(ui_slice=TINY)) as h:
         h.adapter.versioned = True
         h.adapter.walks = True
-        tools = ToolServer(h.engine, tier="read")
+
+        async def ask(fmt: str) -> Any:
+            # Through the kernel, as the app serves the catalog: tools/call's result on the wire.
+            wire = KernelWire(Kernel(ToolCatalog(h.engine, tier="read"), version="1", instructions=None))
+            await handshake(wire)
+            arguments = {"maxDepth": 10, "format": fmt}
+            answer = await wire.call(request(1, "tools/call", {"name": "wpf_get_visual_tree", "arguments": arguments}))
+            await wire.session.close()
+            return answer["result"]
+
         for fmt in ("text", "json"):
-            # Through the SDK's tools/call handler: the catalog's answer made into the SDK's result.
-            params = SimpleNamespace(name="wpf_get_visual_tree", arguments={"maxDepth": 10, "format": fmt})
-            result = asyncio.run(tools._call_tool(SimpleNamespace(params={}, session=None), params))
-            assert not result.is_error
-            assert result.structured_content == h.engine.tree_json(max_depth=10)
-            text = result.content[0].text
+            result = asyncio.run(asyncio.wait_for(ask(fmt), 60))
+            assert not result["isError"]
+            assert result["structuredContent"] == h.engine.tree_json(max_depth=10)
+            text = result["content"][0]["text"]
             assert (json.loads(text) if fmt == "json" else text.splitlines()[-1]) == (
-                result.structured_content if fmt == "json" else "(504 nodes, visual tree, 1 with read errors)"
+                result["structuredContent"] if fmt == "json" else "(504 nodes, visual tree, 1 with read errors)"
             )
         assert validated == []
-        listed = asyncio.run(tools._list_tools(None, None)).tools
-        assert next(t for t in listed if t.name == "wpf_get_visual_tree").output_schema, "the schema is published"
+        listed = ToolCatalog(h.engine, tier="read").list_tools()
+        assert next(t for t in listed if t["name"] == "wpf_get_visual_tree")["outputSchema"], "the schema is published"
 
 
 # -- Python's collector: off while a big answer is made and sent --------------------------------

@@ -1,21 +1,22 @@
 """The log records of the layers under the in-app server, kept out of the app's sight.
 
-The MCP SDK, uvicorn and Starlette log to loggers of their own (``mcp.*``,
-``uvicorn.*``, ``starlette.*``, ``sse_starlette.*``). What a client does wrong
-(a malformed request, a body cut short, a dropped connection) becomes a WARNING
-or an ERROR with a traceback there, and in an app that configured no logging
-Python's last-resort handler prints those on the app's stderr (in one that
-did, they land in the app's own log). Every input from a client is the probe's
-business, so a record those libraries make on one of the probe's server threads
-(named ``wpfprobe-mcp-*``), or on its start-up's thread, which makes the HTTP
-server (``wpfprobe-start``, mcp/starting.py), is filed as a DEBUG record of ``wpfprobe.wire``
+The app's MCP endpoint is wpfprobe's own kernel under uvicorn (server.py's ``_http_app``;
+stdio needs no library at all), so uvicorn is the one library under it that logs, to loggers
+of its own (``uvicorn.*``). The broker (``wpfprobe mcp``), which serves with the MCP SDK, is a
+process of its own and does not route its records so. What a client does wrong (a malformed
+request, a body cut short, a dropped connection) becomes a WARNING or an ERROR with a traceback
+there, and in an app that configured no logging Python's last-resort handler prints those on
+the app's stderr (in one that did, they land in the app's own log). Every input from a client
+is the probe's business, so a record the library makes on one of the probe's server threads
+(named ``wpfprobe-mcp-*``), or on its start-up's thread, which makes the HTTP server
+(``wpfprobe-start``, mcp/starting.py), is filed as a DEBUG record of ``wpfprobe.wire``
 instead: seen with WPFPROBE_LOG_LEVEL=DEBUG, in wpfprobe's JSON lines, which keep
 an exception's type and stack but never its message. uvicorn's access records
 are dropped (wpfprobe logs each tool call itself).
 
-A record the same libraries make on any other thread (an app that uses them
+A record the same library makes on any other thread (an app that uses it
 itself) goes to the root logger's handlers exactly as it would have. What this
-cannot reach: handlers an app attaches to these libraries' own loggers.
+cannot reach: handlers an app attaches to the library's own loggers.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from typing import Any
 SERVER_THREAD_PREFIX = "wpfprobe-mcp"
 """The probe's server threads are named ``wpfprobe-mcp-http`` and ``wpfprobe-mcp-stdio``."""
 #: The threads whose records of these libraries are the probe's: its servers', and its start-up's
-#: (``starting.THREAD_NAME``: it imports the SDK and makes the HTTP server).
+#: (``starting.THREAD_NAME``: it imports uvicorn and makes the HTTP server).
 PROBE_THREADS = (SERVER_THREAD_PREFIX, "wpfprobe-start")
-LIBRARIES = ("mcp", "uvicorn", "starlette", "sse_starlette")
+#: What serving imports that logs (test_structured_logging checks it against a serving process).
+LIBRARIES = ("uvicorn",)
 WIRE_LOGGER = "wpfprobe.wire"
 
 _lock = threading.Lock()

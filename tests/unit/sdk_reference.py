@@ -1,23 +1,23 @@
-"""The tool catalog (catalog.py) served by the official SDK's low-level ``Server``.
+"""The tool catalog (src/wpfprobe/mcp/catalog.py) served by the official SDK's low-level ``Server``:
+the tests' SDK reference, not part of wpfprobe.
 
-No longer what the app serves (its kernel does, over HTTP and stdio, with no SDK): this
-is the reference the kernel's twin tests and the wire comparisons run against
-(tests/unit/kernel_twin.py, test_httpserve.py, test_handshake.py).
+The app serves its catalog on wpfprobe's own kernel (protocol.py, over httpserve.py, handshake.py
+and stdioserve.py), with no SDK. This is how the app served it before, on the SDK, kept as the
+reference the kernel's twin tests and the wire comparisons run against (kernel_twin.py,
+test_httpserve.py, test_handshake.py); test_sdk_reference.py pins it against the installed SDK.
 
-Everything about tools lives in ``ToolCatalog``, which knows no SDK; this module is
-the boundary: two handlers turn the catalog's dicts into the SDK's types (tools/list,
-tools/call with progress from the request's context), a ``subscriptions/listen``
-handler on a subscription bus carries tool-list changes to 2026-07-28 clients, and a
-middleware remembers the handshake-era connections, the only ones told of a change
-outside a listen stream. The SDK's transports (streamable HTTP, stdio) serve it.
+Everything about tools lives in ``ToolCatalog``, which knows no SDK; this module is the boundary:
+two handlers turn the catalog's dicts into the SDK's types (tools/list, tools/call with progress
+from the request's context), a ``subscriptions/listen`` handler on a subscription bus carries
+tool-list changes to 2026-07-28 clients, and a middleware remembers the handshake-era
+connections, the only ones told of a change outside a listen stream.
 
-What is declared is what is served: tools, whose list changes (custom tools are added
-while it serves). The low-level server derives the capabilities from the handlers
-routed, so prompts and resources are neither declared nor answered (-32601), and
-``tools.listChanged`` is declared on the handshake era because this server asks for it
-(``create_initialization_options``); the gate's tier is advertised as the extension
-``dev.wpfprobe/gate`` (the 2025 era's result schema drops ``extensions``, so only
-2026-07-28 discovery shows it).
+What is declared is what is served: tools, whose list changes. The low-level server derives the
+capabilities from the handlers routed, so prompts and resources are neither declared nor answered
+(-32601), and ``tools.listChanged`` is declared on the handshake era because this server asks for
+it (``create_initialization_options``); the gate's tier is advertised as the extension
+``dev.wpfprobe/gate`` (the 2025 era's result schema drops ``extensions``, so only 2026-07-28
+discovery shows it).
 """
 
 from __future__ import annotations
@@ -37,23 +37,13 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.engine import Engine, Tier
-from wpfprobe.mcp import wirelog
 from wpfprobe.mcp.catalog import INSTRUCTIONS, Progress, ToolCatalog
+from wpfprobe.mcp.protocol import GATE_EXTENSION
 from wpfprobe.mcp.tools import ToolSpec
 
-__all__ = ["GATE_EXTENSION", "ToolServer", "build_server"]
+__all__ = ["ToolServer"]
 
 log = logging.getLogger("wpfprobe.server")
-
-GATE_EXTENSION = "dev.wpfprobe/gate"
-
-
-def build_server(engine: Engine | None, *, tier: Tier, extra: list[ToolSpec] | None = None) -> Server[Any]:
-    """The SDK server for ``engine``'s tools at ``tier`` (and ``extra`` ones): what the benchmarks serve."""
-    tools = ToolServer(engine, tier=tier)
-    for spec in extra or []:
-        tools.add(spec)
-    return tools.server
 
 
 class _ToolsServer(Server[Any]):
@@ -91,7 +81,7 @@ class ToolServer:
     ) -> None:
         """``engine``, ``settings``, ``app_id``: as ``ToolCatalog`` takes them; or the ``catalog``
         itself, made before (the HTTP server makes this one on its first handshake-era request)."""
-        from wpfprobe.core.version import __version__  # noqa: PLC0415 - avoids an import cycle
+        from wpfprobe.core.version import __version__
 
         if catalog is None:
             catalog = ToolCatalog(engine, tier=tier, settings=settings, app_id=app_id)
@@ -101,9 +91,6 @@ class ToolServer:
         self._bus = InMemorySubscriptionBus()
         self._sessions = _Sessions()
         self._listed: ListToolsResult | None = None
-        # The SDK's and the HTTP layer's own log records, made on the server's threads, are
-        # the probe's business: they never reach the app's stderr (wirelog.py says how).
-        wirelog.install()
         self.server = _ToolsServer(
             "wpfprobe",
             version=__version__,
