@@ -164,14 +164,47 @@ def tool_specs(tier: Tier) -> list[ToolSpec]:
 # -- the catalog ----------------------------------------------------------------------------
 
 
+#: Builds the tools' argument models and Tool objects, once each, whichever thread asks first.
+_BUILDING = threading.RLock()
+
+
 class _Tool:
-    """One served tool: its spec, the Tool object tools/list sends, and how a call runs."""
+    """One served tool: its spec, the Tool object tools/list sends, and how a call runs.
+
+    The argument model and the Tool object (its JSON schemas, which build the pydantic models they
+    name) are made when first needed, not when the catalog is: the arguments at the tool's first
+    call or listing, the Tool object at the first listing (``ToolCatalog.build_listing``). They
+    were most of what making the catalog cost, on the way to the first answer."""
 
     def __init__(self, spec: ToolSpec, function: Callable[..., dict[str, Any]], *, custom: bool) -> None:
         self.spec = spec
         self.function = function
-        self.arguments = arguments_model(spec)
-        self.listed = tool_object(spec, self.arguments, custom=custom)
+        self._custom = custom
+        self._arguments: type[BaseModel] | None = None
+        self._listed: dict[str, Any] | None = None
+
+    @property
+    def arguments(self) -> type[BaseModel]:
+        """The model of the tool's wire-named arguments (``arguments_model``)."""
+        if self._arguments is None:
+            with _BUILDING:
+                if self._arguments is None:
+                    self._arguments = arguments_model(self.spec)
+        return self._arguments
+
+    @property
+    def listed(self) -> dict[str, Any]:
+        """The Tool object tools/list sends (``tool_object``)."""
+        if self._listed is None:
+            with _BUILDING:
+                if self._listed is None:
+                    self._listed = tool_object(self.spec, self.arguments, custom=self._custom)
+        return self._listed
+
+    @property
+    def built(self) -> bool:
+        """Whether the Tool object has been made (what the start-up tests observe)."""
+        return self._listed is not None
 
 
 class ToolCatalog:
@@ -237,7 +270,12 @@ class ToolCatalog:
         function = tool_function(
             spec, self._engine, recorder=self.recorder, app_id=self._app_id, in_pieces=lambda: True
         )
-        self._tools[spec.name] = _Tool(spec, function, custom=custom)
+        tool = _Tool(spec, function, custom=custom)
+        if custom:
+            # An app's own tool is made at once, as before: what cannot be listed fails here, in
+            # the app's call, not in a client's tools/list; and clients list again after it.
+            _ = tool.listed
+        self._tools[spec.name] = tool
         return True
 
     def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
@@ -260,8 +298,21 @@ class ToolCatalog:
 
     def list_tools(self) -> list[dict[str, Any]]:
         """The Tool objects tools/list sends, in the order added. A new list of the same dicts each
-        time, made once per tool (copying them cost 3 ms a listing): read them, never change them."""
-        return [tool.listed for tool in self._tools.values()]
+        time, made once per tool (copying them cost 3 ms a listing): read them, never change them.
+        The first listing makes them (``build_listing``) unless that was done before."""
+        return [tool.listed for tool in list(self._tools.values())]
+
+    def build_listing(self) -> None:
+        """Make every tool's Tool object now, if not made yet: ``wpfprobe.start`` does it on the
+        walk's compile thread once the start-up is over, so that a client's first tools/list,
+        usually right after its first call, finds it made (``server._started_or_stopping``)."""
+        for tool in list(self._tools.values()):
+            _ = tool.listed
+
+    @property
+    def listing_built(self) -> bool:
+        """Whether every tool's Tool object has been made."""
+        return all(tool.built for tool in list(self._tools.values()))
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """One listed tool's inputSchema (read-only, as ``list_tools``'), None for a name not listed."""
