@@ -40,7 +40,7 @@ from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.base import collection_deferred
 from wpfprobe.engine.engine import Engine, Tier
-from wpfprobe.mcp import spliced
+from wpfprobe.mcp import listing, spliced
 from wpfprobe.mcp.recording import Recorder
 from wpfprobe.mcp.text import json_bytes
 from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, read_tools, tier_allows
@@ -176,10 +176,13 @@ class _Tool:
     call or listing, the Tool object at the first listing (``ToolCatalog.build_listing``). They
     were most of what making the catalog cost, on the way to the first answer."""
 
-    def __init__(self, spec: ToolSpec, function: Callable[..., dict[str, Any]], *, custom: bool) -> None:
+    def __init__(
+        self, spec: ToolSpec, function: Callable[..., dict[str, Any]], *, custom: bool, builtin: bool = False
+    ) -> None:
         self.spec = spec
         self.function = function
         self._custom = custom
+        self._builtin = builtin
         self._arguments: type[BaseModel] | None = None
         self._listed: dict[str, Any] | None = None
 
@@ -198,7 +201,11 @@ class _Tool:
         if self._listed is None:
             with _BUILDING:
                 if self._listed is None:
-                    self._listed = tool_object(self.spec, self.arguments, custom=self._custom)
+                    # A built-in tool's was made at development time (listing.py says why).
+                    made = listing.shipped().get(self.spec.name) if self._builtin else None
+                    self._listed = (
+                        made if made is not None else tool_object(self.spec, self.arguments, custom=self._custom)
+                    )
         return self._listed
 
     @property
@@ -241,7 +248,7 @@ class ToolCatalog:
         self._custom: dict[str, object] = {}
         self._listeners: list[Callable[[], None]] = []
         for spec in tool_specs(tier):
-            self.add(spec)
+            self.add(spec, builtin=True)
 
     @property
     def names(self) -> set[str]:
@@ -256,10 +263,11 @@ class ToolCatalog:
         """Whether this custom tool (``add``'s ``source``) is the one served under its name."""
         return self._custom.get(getattr(source, "name", "")) is source
 
-    def add(self, spec: ToolSpec, *, custom: bool = False, source: object = None) -> bool:
+    def add(self, spec: ToolSpec, *, custom: bool = False, source: object = None, builtin: bool = False) -> bool:
         """Serve ``spec``; False when its tier is above the catalog's (then it is refused by name).
-        ``source``: the custom tool it was made from (``has_custom``). Callers that add while
-        serving call ``tools_changed`` after."""
+        ``source``: the custom tool it was made from (``has_custom``). ``builtin``: one of
+        ``tools.all_tools()``, whose Tool object is the shipped one (``listing.py``). Callers that
+        add while serving call ``tools_changed`` after."""
         if source is not None:
             self._custom[spec.name] = source
         if not tier_allows(self._tier, spec.tier):
@@ -270,7 +278,7 @@ class ToolCatalog:
         function = tool_function(
             spec, self._engine, recorder=self.recorder, app_id=self._app_id, in_pieces=lambda: True
         )
-        tool = _Tool(spec, function, custom=custom)
+        tool = _Tool(spec, function, custom=custom, builtin=builtin and not custom)
         if custom:
             # An app's own tool is made at once, as before: what cannot be listed fails here, in
             # the app's call, not in a client's tools/list; and clients list again after it.
