@@ -173,8 +173,9 @@ class _Tool:
 
     The argument model and the Tool object (its JSON schemas, which build the pydantic models they
     name) are made when first needed, not when the catalog is: the arguments at the tool's first
-    call or listing, the Tool object at the first listing (``ToolCatalog.build_listing``). They
-    were most of what making the catalog cost, on the way to the first answer."""
+    call (or listing, for an app's own tool), the Tool object at the first listing
+    (``ToolCatalog.build_listing``), a built-in tool's read from the shipped file (``listing.py``).
+    They were most of what making the catalog cost, on the way to the first answer."""
 
     def __init__(
         self, spec: ToolSpec, function: Callable[..., dict[str, Any]], *, custom: bool, builtin: bool = False

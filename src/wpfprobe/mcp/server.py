@@ -376,12 +376,12 @@ def _started_or_stopping(handle: ProbeHandle) -> None:
     (``starting.py``). No tool call needs the compile (snapshots are read the engine's way
     until it is ready).
 
-    Then, before the compile, the tools' listing is made (``ToolCatalog.build_listing``: their
-    JSON schemas, and the pydantic models they name built): left out of the start-up, so the
-    server serves and the engine is made without it, and made here, after them and before the
-    compile, so that it competes with neither and a client's first tools/list (the SDK's
-    client sends one right after its first call) usually finds it made. A client that lists
-    sooner makes it on the server's thread, once."""
+    Then, before the compile, the tools' listing is made (``ToolCatalog.build_listing``: the
+    built-in tools' shipped Tool objects read, ``listing.py``; an app's own were made when
+    added): left out of the start-up, so the server serves and the engine is made without it,
+    and made here, after them and before the compile, so that it competes with neither and a
+    client's first tools/list (the SDK's client sends one right after its first call) usually
+    finds it made. A client that lists sooner makes it on the server's thread, once."""
     deadline = time.monotonic() + COMPILE_WAIT
     startup = handle._startup
     while not (startup.done and handle._tools_made.wait(0.05)):
