@@ -35,7 +35,9 @@ of process, ``--runs`` of each but the last:
   the settings and DTOs, the engine, the CLR connection (the toolkit's
   modules and the hooks), the walk's compile, uvicorn and the kernel (the
   MCP SDK is made only for a handshake-era client, which this one is not),
-  the tools' schemas, the server serving, the first 20 calls; time and RSS
+  the tools' catalog (its modules imported and made), the tools' listing
+  (their Tool objects: made with the catalog before, read from the shipped
+  file after, issue 22), the server serving, the first 20 calls; time and RSS
   each, and the objects Python's collector tracks after each with the
   time of one full collection over them (the app's and the probe's: one
   such collection runs whenever enough objects have survived, in whichever
@@ -389,13 +391,21 @@ def parts_main(app: Any, net: NetHeartbeat, py: PyHeartbeat) -> int:
     # handshake-era client, which this benchmark's is not.
     part("uvicorn and the kernel", lambda: __import__("uvicorn") and __import__("wpfprobe.mcp.httpserve"))
     from wpfprobe.mcp import server as _server
-    from wpfprobe.mcp.catalog import ToolCatalog
 
-    part("the tools' schemas", lambda: ToolCatalog(probe.engine, tier="read"))
+    def catalog() -> Any:
+        from wpfprobe.mcp.catalog import ToolCatalog
+
+        return ToolCatalog(probe.engine, tier="read")
+
+    # Its modules imported in the part (the tools' argument models among them), as start() does.
+    part("the tools' catalog", catalog)
+    # Made with the catalog before issue 22's deferral; since, on the compile's thread after the
+    # start-up (or at a client's first tools/list): the shipped Tool objects read, no model built.
+    part("the tools' listing", lambda: getattr(keep["the tools' catalog"], "build_listing", lambda: None)())
     import secrets
 
     token = secrets.token_urlsafe(32)
-    part("the server serving", lambda: _server._start_http(probe, keep["the tools' schemas"], tier="read", port=0,
+    part("the server serving", lambda: _server._start_http(probe, keep["the tools' catalog"], tier="read", port=0,
                                                             token=token))  # fmt: skip
     handle = keep["the server serving"]
     say(event="parts", rows=rows[:], url=handle.url, token=token)

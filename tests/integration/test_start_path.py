@@ -264,6 +264,61 @@ def run_example(code: str, tmp_path: Path, display: str | None, **env_extra: str
     return done
 
 
+DEFERRED_APP = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import winforms_app
+app = winforms_app.start_in_background()
+import wpfprobe
+import wpfprobe_clr.toolkits as toolkits
+from wpfprobe.mcp import server
+from wpfprobe_clr import _compiling
+seen = {}
+def listed(catalog):
+    # Made: the Tool object tools/list sends, per tool (``_Tool._listed``; the attribute every
+    # tool had at once before the listing was deferred).
+    return [vars(tool).get("_listed") is not None for tool in catalog._tools.values()]
+real_make, real_prepare = server.ProbeHandle._make_catalog, toolkits.prepare_walk
+def make_tools(self):
+    tools = real_make(self)
+    seen["listed_when_made"] = any(listed(tools))
+    return tools
+def prepare(kind):
+    seen["listed_before_compile"] = all(listed(server.active_handle()._tools))
+    real_prepare(kind)
+server.ProbeHandle._make_catalog, toolkits.prepare_walk = make_tools, prepare
+handle = wpfprobe.start(app.app, name="deferred")
+handle.wait_ready(120)
+_compiling.wait(120)
+from wpfprobe.core import defer, models
+from wpfprobe.mcp import tools
+seen["deferring"] = defer.DEFER_BUILD
+# Models no read-tier start-up uses (an input tool's result and arguments): not built yet.
+seen["built"] = {m.__name__: m.__pydantic_complete__ for m in (models.ActionResult, models.WaitResult, tools.ClickArgs)}
+print("DEFERRED " + json.dumps(seen), flush=True)
+handle.stop()
+app.close()
+"""
+
+
+def test_the_start_up_builds_no_model_it_does_not_use_and_lists_the_tools_after_it(
+    tmp_path: Path, display: str | None
+) -> None:
+    """Building pydantic models and the tools' JSON schemas was a quarter of the start-up's
+    Python on the way to the first answer (issue 22): the catalog is made without its listing,
+    which is made once the start-up is over and before the walk's compile (it competes with
+    neither), and the models an app's read-tier probe never uses are never built."""
+    seen = run_example_script(DEFERRED_APP, "DEFERRED", tmp_path, display)
+    if not seen["deferring"]:
+        pytest.skip("this pydantic builds a model on first use only unsafely across threads (core/defer.py)")
+    assert seen == {
+        "listed_when_made": False,
+        "listed_before_compile": True,
+        "deferring": True,
+        "built": {"ActionResult": False, "WaitResult": False, "ClickArgs": False},
+    }
+
+
 TURNS_APP = """
 import json, sys, threading
 sys.path.insert(0, sys.argv[1])

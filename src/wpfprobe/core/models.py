@@ -14,6 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.defer import DEFER_BUILD
 from wpfprobe.core.protocol import PlainValue
 
 T = TypeVar("T")
@@ -25,6 +26,8 @@ class _Dto(BaseModel):
         populate_by_name=True,
         frozen=True,
         ser_json_bytes="base64",
+        # Built on first use (core/defer.py): a probe uses a few of these before its first answer.
+        defer_build=DEFER_BUILD,
     )
 
     def to_json_dict(self) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from wpfprobe.core.defer import DEFER_BUILD
 from wpfprobe.core.errors import InvalidArgumentError
 from wpfprobe.core.redaction import REDACTED, Redactor
 
@@ -63,7 +64,8 @@ Source = Literal["scenario", "explore", "replay", "agent", "minimize"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    # Built on first use (core/defer.py): only a recorded or replayed session uses them.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=DEFER_BUILD)
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)

@@ -6,7 +6,6 @@ from collections import Counter, deque
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from wpfprobe.core.models import Rect
 from wpfprobe.core.protocol import ElementState, Naming, PlainValue, TreeType
 from wpfprobe.core.redaction import REDACTED
 from wpfprobe.engine.locating import Loc, run_whole
@@ -166,10 +165,12 @@ def json_tree(root: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def rect(bounds: Any) -> Rect | None:
+def rect(bounds: Any) -> dict[str, int] | None:
+    """A ``Rect``'s fields, plain: read inside a hop, validated after it (no model is made, or
+    built, on the UI thread)."""
     if bounds is None:
         return None
-    return Rect(x=bounds.x, y=bounds.y, width=bounds.width, height=bounds.height)
+    return {"x": bounds.x, "y": bounds.y, "width": bounds.width, "height": bounds.height}
 
 
 def count_errors(node: dict[str, Any]) -> int:

@@ -40,7 +40,7 @@ from wpfprobe.core.errors import InvalidArgumentError, ProbeError
 from wpfprobe.core.settings import ProbeSettings
 from wpfprobe.engine.base import collection_deferred
 from wpfprobe.engine.engine import Engine, Tier
-from wpfprobe.mcp import spliced
+from wpfprobe.mcp import listing, spliced
 from wpfprobe.mcp.recording import Recorder
 from wpfprobe.mcp.text import json_bytes
 from wpfprobe.mcp.tools import INTERACT_TOOLS, MUTATE_TOOLS, ToolSpec, all_tools, read_tools, tier_allows
@@ -164,14 +164,55 @@ def tool_specs(tier: Tier) -> list[ToolSpec]:
 # -- the catalog ----------------------------------------------------------------------------
 
 
-class _Tool:
-    """One served tool: its spec, the Tool object tools/list sends, and how a call runs."""
+#: Builds the tools' argument models and Tool objects, once each, whichever thread asks first.
+_BUILDING = threading.RLock()
 
-    def __init__(self, spec: ToolSpec, function: Callable[..., dict[str, Any]], *, custom: bool) -> None:
+
+class _Tool:
+    """One served tool: its spec, the Tool object tools/list sends, and how a call runs.
+
+    The argument model and the Tool object (its JSON schemas, which build the pydantic models they
+    name) are made when first needed, not when the catalog is: the arguments at the tool's first
+    call (or listing, for an app's own tool), the Tool object at the first listing
+    (``ToolCatalog.build_listing``), a built-in tool's read from the shipped file (``listing.py``).
+    They were most of what making the catalog cost, on the way to the first answer."""
+
+    def __init__(
+        self, spec: ToolSpec, function: Callable[..., dict[str, Any]], *, custom: bool, builtin: bool = False
+    ) -> None:
         self.spec = spec
         self.function = function
-        self.arguments = arguments_model(spec)
-        self.listed = tool_object(spec, self.arguments, custom=custom)
+        self._custom = custom
+        self._builtin = builtin
+        self._arguments: type[BaseModel] | None = None
+        self._listed: dict[str, Any] | None = None
+
+    @property
+    def arguments(self) -> type[BaseModel]:
+        """The model of the tool's wire-named arguments (``arguments_model``)."""
+        if self._arguments is None:
+            with _BUILDING:
+                if self._arguments is None:
+                    self._arguments = arguments_model(self.spec)
+        return self._arguments
+
+    @property
+    def listed(self) -> dict[str, Any]:
+        """The Tool object tools/list sends (``tool_object``)."""
+        if self._listed is None:
+            with _BUILDING:
+                if self._listed is None:
+                    # A built-in tool's was made at development time (listing.py says why).
+                    made = listing.shipped().get(self.spec.name) if self._builtin else None
+                    self._listed = (
+                        made if made is not None else tool_object(self.spec, self.arguments, custom=self._custom)
+                    )
+        return self._listed
+
+    @property
+    def built(self) -> bool:
+        """Whether the Tool object has been made (what the start-up tests observe)."""
+        return self._listed is not None
 
 
 class ToolCatalog:
@@ -208,7 +249,7 @@ class ToolCatalog:
         self._custom: dict[str, object] = {}
         self._listeners: list[Callable[[], None]] = []
         for spec in tool_specs(tier):
-            self.add(spec)
+            self.add(spec, builtin=True)
 
     @property
     def names(self) -> set[str]:
@@ -223,10 +264,11 @@ class ToolCatalog:
         """Whether this custom tool (``add``'s ``source``) is the one served under its name."""
         return self._custom.get(getattr(source, "name", "")) is source
 
-    def add(self, spec: ToolSpec, *, custom: bool = False, source: object = None) -> bool:
+    def add(self, spec: ToolSpec, *, custom: bool = False, source: object = None, builtin: bool = False) -> bool:
         """Serve ``spec``; False when its tier is above the catalog's (then it is refused by name).
-        ``source``: the custom tool it was made from (``has_custom``). Callers that add while
-        serving call ``tools_changed`` after."""
+        ``source``: the custom tool it was made from (``has_custom``). ``builtin``: one of
+        ``tools.all_tools()``, whose Tool object is the shipped one (``listing.py``). Callers that
+        add while serving call ``tools_changed`` after."""
         if source is not None:
             self._custom[spec.name] = source
         if not tier_allows(self._tier, spec.tier):
@@ -237,7 +279,12 @@ class ToolCatalog:
         function = tool_function(
             spec, self._engine, recorder=self.recorder, app_id=self._app_id, in_pieces=lambda: True
         )
-        self._tools[spec.name] = _Tool(spec, function, custom=custom)
+        tool = _Tool(spec, function, custom=custom, builtin=builtin and not custom)
+        if custom:
+            # An app's own tool is made at once, as before: what cannot be listed fails here, in
+            # the app's call, not in a client's tools/list; and clients list again after it.
+            _ = tool.listed
+        self._tools[spec.name] = tool
         return True
 
     def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
@@ -260,8 +307,21 @@ class ToolCatalog:
 
     def list_tools(self) -> list[dict[str, Any]]:
         """The Tool objects tools/list sends, in the order added. A new list of the same dicts each
-        time, made once per tool (copying them cost 3 ms a listing): read them, never change them."""
-        return [tool.listed for tool in self._tools.values()]
+        time, made once per tool (copying them cost 3 ms a listing): read them, never change them.
+        The first listing makes them (``build_listing``) unless that was done before."""
+        return [tool.listed for tool in list(self._tools.values())]
+
+    def build_listing(self) -> None:
+        """Make every tool's Tool object now, if not made yet: ``wpfprobe.start`` does it on the
+        walk's compile thread once the start-up is over, so that a client's first tools/list,
+        usually right after its first call, finds it made (``server._started_or_stopping``)."""
+        for tool in list(self._tools.values()):
+            _ = tool.listed
+
+    @property
+    def listing_built(self) -> bool:
+        """Whether every tool's Tool object has been made."""
+        return all(tool.built for tool in list(self._tools.values()))
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """One listed tool's inputSchema (read-only, as ``list_tools``'), None for a name not listed."""

@@ -7,8 +7,8 @@ header is ever sent. The UI thread pays nothing while the server is idle: the
 server never posts to it unless a tool is called.
 
 ``start()`` returns as soon as a client could connect: the socket bound and
-listening, the token made. Importing uvicorn, building the tools'
-schemas, connecting to the CLR, compiling the .NET walk and writing the
+listening, the token made. Importing uvicorn, making the tools'
+catalog (their schemas come later: ``_started_or_stopping``), connecting to the CLR, compiling the .NET walk and writing the
 discovery manifest happen after, on threads of their own (``mcp/starting.py``), so the
 app's first window is not delayed and its UI thread is never held for long.
 
@@ -380,7 +380,14 @@ def _started_or_stopping(handle: ProbeHandle) -> None:
     mostly Python: run beside the start-up's imports it competed for the GIL, which put the
     first answer later and made the app's Python handlers on its UI thread wait longer
     (``starting.py``). No tool call needs the compile (snapshots are read the engine's way
-    until it is ready)."""
+    until it is ready).
+
+    Then, before the compile, the tools' listing is made (``ToolCatalog.build_listing``: the
+    built-in tools' shipped Tool objects read, ``listing.py``; an app's own were made when
+    added): left out of the start-up, so the server serves and the engine is made without it,
+    and made here, after them and before the compile, so that it competes with neither and a
+    client's first tools/list (the SDK's client sends one right after its first call) usually
+    finds it made. A client that lists sooner makes it on the server's thread, once."""
     deadline = time.monotonic() + COMPILE_WAIT
     startup = handle._startup
     while not (startup.done and handle._tools_made.wait(0.05)):
@@ -389,6 +396,12 @@ def _started_or_stopping(handle: ProbeHandle) -> None:
             return
         if not startup.done:
             startup.wait(0.05)
+    tools = handle._tools
+    if tools is not None and not startup.stopping:
+        try:
+            tools.build_listing()
+        except Exception:  # the first tools/list meets it again and answers it
+            log.warning("the tools' listing could not be made", exc_info=True, extra={"app": handle.app_id})
 
 
 def _walk_compiled(startup: Startup) -> bool:
@@ -510,7 +523,7 @@ def _start_http_soon(startup: Startup, *, tier: Tier, port: int, token: str) -> 
     made = _Made(startup)
 
     def build() -> Any:
-        # On the start-up's thread: the tools' schemas, the ASGI app behind the guard,
+        # On the start-up's thread: the tools' catalog, the ASGI app behind the guard,
         # uvicorn; the server's thread gets the app, or what went wrong, and runs it.
         try:
             app = _http_app(handle, port=bound, token=token, catalog=handle._make_catalog())

@@ -9,11 +9,13 @@ leaves the rest to one thread, so that the probe runs Python on one thread at
 a time while it starts (below):
 
 - ``wpfprobe-start`` (this module's ``Startup``), in this order: the
-  settings; the modules of the engine and the toolkit (``wpfprobe_clr.preload``:
-  pythonnet reflects the .NET classes they import); the server (``serve``:
-  uvicorn imported, the tools' schemas built, handed to the server's
-  thread); then the CLR connection (a few short calls posted to the UI
-  thread: the object table, the app's event hooks, the binding hooks, the
+  settings; the modules of the engine and the toolkit (``wpfprobe_clr.preload``;
+  the .NET classes they name are made by pythonnet on first use, ``net/lazy.py``);
+  the server (``serve``: uvicorn imported, the tools' catalog made, handed to
+  the server's thread; the tools' listing, read from the shipped file, is
+  made later, on the compile's thread before it compiles, or at a client's
+  first tools/list); then the CLR connection (a few short calls posted to the
+  UI thread: the object table, the app's event hooks, the binding hooks, the
   UI's end) and the engine. Tool calls are answered once the engine is made.
   Then the toolkit's .NET walk is compiled on a thread of its own
   (``wpfprobe_clr._compiling``), which waits for the start-up to be over; once

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from wpfprobe.core.app_events import AppEvents
 from wpfprobe.core.convert import MAX_VALUE_LENGTH
+from wpfprobe.core.defer import DEFER_BUILD
 from wpfprobe.core.models import (
     ActionResult,
     Ancestor,
@@ -61,7 +62,8 @@ CursorArg = Annotated[str | None, Field(max_length=512, description="nextCursor 
 
 
 class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    # Built when its tool is first called or listed (core/defer.py): most are never, at the read tier.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, defer_build=DEFER_BUILD)
 
 
 class _TargetArgs(_Args):
