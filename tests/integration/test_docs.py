@@ -44,9 +44,42 @@ def test_the_docs_have_examples() -> None:
     assert len(_blocks()) >= 3
 
 
+#: What an example that starts a probe of its own runs in first: the example app, shown, as ``form``.
+#: Such an example runs in a process of its own, as its reader's would: one probe is started per
+#: process, and this one's may be the session's MCP server (conftest's ``mcp_server``), so run here
+#: the example depended on the test order (it failed after any test that used that server).
+OWN_APP = """
+import sys
+sys.path.insert(0, {scripts!r})
+from example_app import load_example
+_running = load_example().start_in_background()
+form = app = _running.app
+"""
+
+
+def _run_with_its_own_app(doc: Path, code: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = OWN_APP.format(scripts=str(Path(__file__).parent / "scripts")) + code
+    script += "\n_running.close()\nprint('the example ran to its end')\n"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0 and "the example ran to its end" in done.stdout, (
+        f"{doc.name}: {done.stdout[-2000:]}{done.stderr[-3000:]}"
+    )
+
+
 @pytest.mark.parametrize(("doc", "code"), _blocks())
 def test_doc_example_runs(doc: Path, code: str, running_app: Any, probe: Any) -> None:
     from wpfprobe.mcp import custom as _custom
+
+    if "wpfprobe.start(" in code:
+        _run_with_its_own_app(doc, code)
+        return
 
     namespace = {"form": running_app.app, "app": running_app.app, "probe": probe}
     before = {t.name for t in _custom.registered()}
