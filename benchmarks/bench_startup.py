@@ -382,7 +382,15 @@ def parts_main(app: Any, net: NetHeartbeat, py: PyHeartbeat) -> int:
     probe = keep["CLR connection, hooks, engine"]
 
     def compile_walk() -> None:
-        thread = threading.Thread(target=lambda: wpfprobe_clr.toolkits.prepare_walk("winforms"))
+        # As the probe's compile thread does it (wpfprobe_clr._compiling): the compile, then the
+        # C heap's freed pages given back (wpfprobe_clr._heap).
+        from wpfprobe_clr._heap import return_freed_memory
+
+        def compile_and_trim() -> None:
+            wpfprobe_clr.toolkits.prepare_walk("winforms")
+            return_freed_memory()
+
+        thread = threading.Thread(target=compile_and_trim)
         thread.start()
         thread.join()
 
