@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import contextlib
 import gc
 import importlib
@@ -615,6 +616,10 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT / "src"))
     from wpfprobe.testing import virtual_display
 
+    # An installed wpfprobe is imported from bytecode compiled at install time. A checkout may
+    # have none, or stale (PYTHONDONTWRITEBYTECODE, a branch switched): each fresh process then
+    # compiled the probe's sources again, which is no part of what an app pays.
+    compileall.compile_dir(str(args.src or ROOT / "src"), quiet=1)
     home = tempfile.mkdtemp(prefix="bench-startup-home-")
     os.environ["WPFPROBE_HOME"] = home  # the manifests go there, and the children inherit it
     load_start = [round(x, 2) for x in os.getloadavg()]
