@@ -75,6 +75,11 @@ class StructureWatch:
         self._pruned_at = 0
         self._on_control = self._counting(WF.ControlEventHandler, WF.ControlEventArgs)
         self._on_item = self._counting(WF.ToolStripItemEventHandler, WF.ToolStripItemEventArgs)
+        # Here, on the thread that attaches, not in the first index walk on the UI thread: Mono's
+        # first GetEvent on Control reflects all of its events (15 ms, the longest single step of
+        # the first answer's hold at start, docs/benchmarks-mcp.md). Cached for the process.
+        _control_events()
+        _item_events()
         hooks.added(self.unwatch_all)
 
     def for_walk(self) -> tuple[Any, Any, Any, Any]:
