@@ -142,7 +142,7 @@ def connect(
     found = located if located is not None else locate(app, runtime=runtime)
     from wpfprobe_clr import _os_input  # noqa: PLC0415
     from wpfprobe_clr._compiling import compile_walk  # noqa: PLC0415
-    from wpfprobe_clr._objects import ClrObjectTable, same_object  # noqa: PLC0415
+    from wpfprobe_clr._objects import ClrObjectTable, id_delegate, same_object  # noqa: PLC0415
     from wpfprobe_clr.toolkits import app_hooks  # noqa: PLC0415
     from wpfprobe_clr.toolkits import connect as connect_toolkit  # noqa: PLC0415
 
@@ -160,6 +160,7 @@ def connect(
     try:
         adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal, first_wait=first_wait)
         compile_walk(kind, ui, after=compile_after)
+        id_delegate()  # compiled here, not by the table on the UI thread
         # The object table is created on the UI thread: it is only ever used there.
         objects = ui.run(ClrObjectTable, timeout=first_wait)
     finally:

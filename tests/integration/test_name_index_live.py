@@ -107,3 +107,48 @@ def test_the_index_is_made_by_the_walk_in_net_and_a_change_in_a_container_it_hoo
     finally:
         locating.Locating._index_walk = index_walk  # type: ignore[method-assign]
         ui.run(lambda: (outer.Parent.Controls.Remove(outer), outer.Dispose()))
+
+
+def test_a_container_hooked_by_the_engines_own_walk_is_hooked_once_and_its_changes_counted(probe: Any) -> None:
+    # StructureWatch.watch hooks a control (or a menu item's drop-down) in one call to a compiled
+    # delegate (was up to seven pythonnet calls, each one's first use on the UI thread, and the
+    # drop-down made into a Python object): a control's ControlAdded, a ToolStrip's ItemAdded and a
+    # drop-down's ItemAdded each count once, however often the element is watched.
+    engine = probe.engine
+    adapter, ui = engine.adapter, engine.ui
+
+    def made() -> Any:
+        from System.Windows.Forms import Panel, ToolStrip, ToolStripMenuItem
+
+        panel, strip, menu = Panel(), ToolStrip(), ToolStripMenuItem("Indexed")
+        menu.DropDownItems.Add(ToolStripMenuItem("first"))
+        strip.Items.Add(menu)
+        adapter.roots()[0].Controls.Add(panel)
+        panel.Controls.Add(strip)
+        return panel, strip, menu
+
+    panel, strip, menu = ui.run(made)
+    try:
+
+        def watched_twice() -> int:
+            for _ in range(2):
+                assert all(adapter.watch_structure(el) for el in (panel, strip, menu))
+            return int(adapter.structure_version())
+
+        before = ui.run(watched_twice)
+
+        def changed() -> list[int]:
+            from System.Windows.Forms import Label, ToolStripButton, ToolStripMenuItem
+
+            counts = []
+            panel.Controls.Add(Label())
+            counts.append(int(adapter.structure_version()))
+            strip.Items.Add(ToolStripButton("counted"))
+            counts.append(int(adapter.structure_version()))
+            menu.DropDownItems.Add(ToolStripMenuItem("second"))
+            counts.append(int(adapter.structure_version()))
+            return counts
+
+        assert ui.run(changed) == [before + 1, before + 2, before + 3]
+    finally:
+        ui.run(lambda: (panel.Parent.Controls.Remove(panel), panel.Dispose()))

@@ -146,17 +146,30 @@ def _is_one(value: Any, kind: Any) -> bool:
     return found[1]
 
 
+#: Python class -> its System.Type (None: no .NET class): one per class the probe meets.
+_net_types: dict[type, Any] = {}
+
+
 def _assignable(kind: Any, cls: type, value: Any) -> bool:
     """What pythonnet's isinstance answers, which goes by the Python class: a value a .NET method
     returned as an interface is of that interface's class, and not an instance of its object's
     own class (pythonnet 3)."""
+    net_type = _net_types.get(cls, _UNKNOWN)
+    if net_type is _UNKNOWN:
+        net_type = _net_types[cls] = _net_type(cls, value)
+    return net_type is not None and bool(kind.IsAssignableFrom(net_type))
+
+
+_UNKNOWN = object()
+
+
+def _net_type(cls: type, value: Any) -> Any:
     import clr  # noqa: PLC0415 - only once a CLR runs
     from System import Object  # noqa: PLC0415
 
     if not isinstance(cls, type(Object)):  # not a .NET class (an int, a str, the probe's own objects)
-        return False
+        return None
     try:
-        net_type = clr.GetClrType(cls)
+        return clr.GetClrType(cls)
     except Exception:  # noqa: BLE001 - an object of an internal type: ask it, as derived._net_type does
-        net_type = value.GetType()
-    return bool(kind.IsAssignableFrom(net_type))
+        return value.GetType()

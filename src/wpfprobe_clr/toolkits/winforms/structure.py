@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 
 import clr
-from System import Array, Int32, Object, String, WeakReference
+from System import Array, Int32, Object, String, Void, WeakReference
 from System.Collections.Generic import List
 from System.Reflection import EventInfo
 from System.Runtime.CompilerServices import ConditionalWeakTable
@@ -80,6 +80,10 @@ class StructureWatch:
         # the first answer's hold at start, docs/benchmarks-mcp.md). Cached for the process.
         _control_events()
         _item_events()
+        # Likewise the delegate that hooks a control in one .NET call (seven pythonnet calls,
+        # 150-300 us a control, each one's first use in a process on the UI thread).
+        self._hook_control = expr.compiled(("winforms-structure", "watch"), _build_watch)
+        self._hook_item = expr.compiled(("winforms-structure", "watch-item"), _build_watch_item)
         hooks.added(self.unwatch_all)
 
     def for_walk(self) -> tuple[Any, Any, Any, Any]:
@@ -117,22 +121,12 @@ class StructureWatch:
         """Hook ``element``'s child events once; False if its children can change without one."""
         if type(element) is DerivedHandle:
             return self._watch_derived(element)
-        if not is_instance(element, (WF.types.Control, WF.types.ToolStripDropDownItem)):
-            return True  # an item (ItemRef) or a menu: validated on use, see the module doc
-        found, _ = self._watched.TryGetValue(element)
-        if found:
-            return True
-        if is_instance(element, WF.types.ToolStrip):
-            self._hook(element, _item_events(), self._on_item)
         if is_instance(element, WF.types.Control):
-            self._hook(element, _control_events(), self._on_control)
-        elif element.HasDropDownItems:  # reading DropDown makes one: only where there are items
-            self._hook(element.DropDown, _item_events(), self._on_item)
-            self._targets.Add(WeakReference(element.DropDown))
-        if is_instance(element, WF.types.Control):
-            self._targets.Add(WeakReference(element))
-        self._watched.Add(element, "")
-        return True
+            return bool(self._hook_control(element, self._watched, self._on_control, self._on_item, self._targets))
+        if is_instance(element, WF.types.ToolStripDropDownItem):
+            # Its drop-down never crosses into Python (pythonnet would make its class, 20 ms once).
+            return bool(self._hook_item(element, self._watched, self._on_item, self._targets))
+        return True  # an item (ItemRef) or a menu: validated on use, see the module doc
 
     def _watch_derived(self, element: DerivedHandle) -> bool:
         if not element.is_a(WF.types.Control):
@@ -149,13 +143,101 @@ class StructureWatch:
         bridge.table_add(self._watched, element.ref, "")
         return True
 
-    @staticmethod
-    def _hook(target: Any, events: tuple[Any, ...], handler: Any) -> None:
-        # Through EventInfo, not ``target.Event += handler``: pythonnet keeps every handler
-        # added with += in a table keyed by its target (to support -=), which kept closed
-        # forms alive (invariant 7; test_closed_window_gives_node_not_found_and_is_collectable).
-        for event in events:
-            event.AddEventHandler(target, handler)
+
+def hook_once(control: Any, table: Any, on_control: Any, on_item: Any, targets: Any) -> Any:
+    """The statement that hooks ``control``'s child events (a ToolStrip's item events too) with the
+    counting handlers, lists it weakly in ``targets`` and marks it in ``table``, unless ``table``
+    has it: ``StructureWatch.watch``'s and the .NET walk's (``walker``), alike. In .NET, never
+    ``control.Event += handler`` from Python: pythonnet keeps every handler added so in a table
+    keyed by its target (to support -=), which kept closed forms alive (invariant 7;
+    test_closed_window_gives_node_not_found_and_is_collectable)."""
+    from System.Linq.Expressions import Expression  # noqa: PLC0415
+
+    seen = expr.variable(String, "seen")
+    strip = expr.convert(control, WF.types.ToolStrip)
+    hook = expr.block(
+        [],
+        Expression.IfThen(
+            expr.is_type(control, WF.types.ToolStrip),
+            expr.typed_block(
+                Void,
+                expr.call(
+                    strip, expr.method(WF.types.ToolStrip, "add_ItemAdded", WF.types.ToolStripItemEventHandler), on_item
+                ),
+                expr.call(
+                    strip,
+                    expr.method(WF.types.ToolStrip, "add_ItemRemoved", WF.types.ToolStripItemEventHandler),
+                    on_item,
+                ),
+            ),
+        ),
+        expr.call(control, expr.method(WF.types.Control, "add_ControlAdded", WF.types.ControlEventHandler), on_control),
+        expr.call(
+            control, expr.method(WF.types.Control, "add_ControlRemoved", WF.types.ControlEventHandler), on_control
+        ),
+        expr.call(
+            targets, expr.method(TARGETS, "Add", WeakReference), expr.new(WeakReference, expr.convert(control, Object))
+        ),
+        expr.call(
+            table, expr.method(WATCH_TABLE, "Add", Object, String), expr.convert(control, Object), expr.const("", str)
+        ),
+    )
+    found = expr.call(table, expr.typeof(WATCH_TABLE).GetMethod("TryGetValue"), expr.convert(control, Object), seen)
+    return expr.block([seen], Expression.IfThen(Expression.Not(found), hook))
+
+
+def _build_watch() -> Any:
+    """``Func<Control, table, ControlEventHandler, ToolStripItemEventHandler, targets, bool>``: ``hook_once``, then true."""
+    control = expr.param(WF.types.Control, "control")
+    table = expr.param(WATCH_TABLE, "table")
+    on_control = expr.param(WF.types.ControlEventHandler, "onControl")
+    on_item = expr.param(WF.types.ToolStripItemEventHandler, "onItem")
+    targets = expr.param(TARGETS, "targets")
+    body = expr.block([], hook_once(control, table, on_control, on_item, targets), expr.const(True, bool))
+    delegate_type = expr.func(
+        WF.types.Control, WATCH_TABLE, WF.types.ControlEventHandler, WF.types.ToolStripItemEventHandler, TARGETS, bool
+    )
+    return expr.compile_lambda(delegate_type, body, control, table, on_control, on_item, targets)
+
+
+def _build_watch_item() -> Any:
+    """``Func<ToolStripDropDownItem, table, ToolStripItemEventHandler, targets, bool>``: unless ``table``
+    has the item, hook its drop-down's item events (only where it has items: reading DropDown makes
+    one), list that drop-down weakly in ``targets`` and mark the item in ``table``; then true."""
+    from System.Linq.Expressions import Expression  # noqa: PLC0415
+
+    item_type = WF.types.ToolStripDropDownItem
+    item = expr.param(item_type, "item")
+    table = expr.param(WATCH_TABLE, "table")
+    on_item = expr.param(WF.types.ToolStripItemEventHandler, "onItem")
+    targets = expr.param(TARGETS, "targets")
+    seen = expr.variable(String, "seen")
+    drop_down = expr.variable(WF.types.ToolStripDropDown, "dropDown")
+    handler_type = WF.types.ToolStripItemEventHandler
+    hook = expr.block(
+        [drop_down],
+        Expression.IfThen(
+            expr.prop(item, "HasDropDownItems"),
+            expr.typed_block(
+                Void,
+                expr.assign(drop_down, expr.prop(item, "DropDown")),
+                expr.call(drop_down, expr.method(WF.types.ToolStrip, "add_ItemAdded", handler_type), on_item),
+                expr.call(drop_down, expr.method(WF.types.ToolStrip, "add_ItemRemoved", handler_type), on_item),
+                expr.call(
+                    targets,
+                    expr.method(TARGETS, "Add", WeakReference),
+                    expr.new(WeakReference, expr.convert(drop_down, Object)),
+                ),
+            ),
+        ),
+        expr.call(
+            table, expr.method(WATCH_TABLE, "Add", Object, String), expr.convert(item, Object), expr.const("", str)
+        ),
+    )
+    found = expr.call(table, expr.typeof(WATCH_TABLE).GetMethod("TryGetValue"), expr.convert(item, Object), seen)
+    body = expr.block([seen], Expression.IfThen(Expression.Not(found), hook), expr.const(True, bool))
+    delegate_type = expr.func(item_type, WATCH_TABLE, handler_type, TARGETS, bool)
+    return expr.compile_lambda(delegate_type, body, item, table, on_item, targets)
 
 
 def _prune_dead(targets: Any) -> None:

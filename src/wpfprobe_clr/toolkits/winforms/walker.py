@@ -45,7 +45,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from System import Array, Char, Int32, Object, String, WeakReference
+from System import Array, Char, Int32, Object
 from System import Exception as NetException
 from System import Type as NetType
 from System.Linq.Expressions import Expression
@@ -57,7 +57,7 @@ from wpfprobe_clr.toolkits._walk_format import ReadError, Walked, WalkedControl,
 from wpfprobe_clr.toolkits._walk_frame import WalkFrame, advance, any_of, memo_per_type
 from wpfprobe_clr.toolkits.winforms import walk_items
 from wpfprobe_clr.toolkits.winforms.properties import control_text_property
-from wpfprobe_clr.toolkits.winforms.structure import TARGETS, WATCH_TABLE
+from wpfprobe_clr.toolkits.winforms.structure import TARGETS, WATCH_TABLE, hook_once
 from wpfprobe_clr.toolkits.winforms.walk_grids import GridWalk
 from wpfprobe_clr.toolkits.winforms.walk_views import ViewWalk
 
@@ -188,33 +188,12 @@ def _watched(f: WalkFrame, c: Any) -> Any:
     on_item = f.toolkit_slot(2, WF.types.ToolStripItemEventHandler)
     failed = f.toolkit_slot(3, E.array_of(Int32))
     targets = f.toolkit_slot(4, TARGETS)
-    seen = E.variable(String, "seen")
-    strip = E.convert(c, WF.types.ToolStrip)
-    hook = E.block(
-        [],
-        Expression.IfThen(
-            E.is_type(c, WF.types.ToolStrip),
-            f.pack.void(
-                E.call(
-                    strip, E.method(WF.types.ToolStrip, "add_ItemAdded", WF.types.ToolStripItemEventHandler), on_item
-                ),
-                E.call(
-                    strip, E.method(WF.types.ToolStrip, "add_ItemRemoved", WF.types.ToolStripItemEventHandler), on_item
-                ),
-            ),
-        ),
-        E.call(c, E.method(WF.types.Control, "add_ControlAdded", WF.types.ControlEventHandler), on_control),
-        E.call(c, E.method(WF.types.Control, "add_ControlRemoved", WF.types.ControlEventHandler), on_control),
-        E.call(targets, E.method(TARGETS, "Add", WeakReference), E.new(WeakReference, E.convert(c, Object))),
-        E.call(table, E.method(WATCH_TABLE, "Add", Object, String), E.convert(c, Object), E.const("", str)),
-    )
-    found = E.call(table, E.typeof(WATCH_TABLE).GetMethod("TryGetValue"), E.convert(c, Object), seen)
     return E.block(
-        [seen],
+        [],
         Expression.IfThen(
             Expression.ReferenceNotEqual(table, E.null(WATCH_TABLE)),
             E.try_catch(
-                f.pack.void(Expression.IfThen(Expression.Not(found), hook)),
+                f.pack.void(hook_once(c, table, on_control, on_item, targets)),
                 NetException,
                 "ex",
                 lambda _ex: f.pack.void(
