@@ -25,9 +25,11 @@ locator resolution, properties, binding info, diagnostics, ...) and through
 the MCP server (a client in a process of its own over HTTP: the tree as
 compact text and as JSON, an app-wide find, a children page, properties,
 diagnostics), over --repeat runs: each heartbeat's longest gap, the median of
-each run's longest gap, the p99 and the longest of the beats' waits, and the
-probe's own longest UI-thread hold; beside an idle baseline measured the same
-way.
+each run's longest gap, the p99 and the longest of the beats' waits, the
+probe's own longest UI-thread hold, and CPython's full collections that
+overlapped the runs (how many, the longest: one holds the GIL throughout, on
+whichever thread allocated, so a Python wait as long as one is the
+collector's); beside an idle baseline measured the same way.
 
 Then the **GIL share** of a full snapshot, ``tree(max_depth=10)`` through the
 API, and through MCP as text and as JSON, against the bare pythonnet walk of
@@ -59,6 +61,8 @@ Internal entry: ``bench_heartbeat.py --client URL`` is the MCP client process
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import itertools
 import json
 import os
@@ -370,12 +374,44 @@ def gaps_ms(stamps: Sequence[float], start: float, end: float, scale: float) -> 
     return [(b - a) * scale for a, b in itertools.pairwise(seq)]
 
 
+class FullCollections:
+    """CPython's full (oldest-generation) collections in this process, as (start, end) perf_counter times.
+
+    One holds the GIL from start to end, on whichever thread allocated past the
+    threshold, so every Python beat due meanwhile waits for it: a long Python
+    wait that overlaps one is the collector's, whoever's objects it walked.
+    """
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[float, float]] = []
+        self._began: dict[int, float] = {}
+        gc.callbacks.append(self._on)
+
+    def _on(self, phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") != 2:
+            return
+        ident = threading.get_ident()
+        if phase == "start":
+            self._began[ident] = time.perf_counter()
+        elif (began := self._began.pop(ident, None)) is not None:
+            self.spans.append((began, time.perf_counter()))
+
+    def within(self, start: float, end: float) -> list[float]:
+        """The lengths (ms) of the collections that overlap [start, end]."""
+        return [(b - a) * 1000 for a, b in list(self.spans) if b >= start and a <= end]
+
+    def stop(self) -> None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._on)
+
+
 class Beats:
-    """Both heartbeats, bracketed together."""
+    """Both heartbeats, bracketed together, and the full collections meanwhile."""
 
     def __init__(self, loop: h.UiLoop) -> None:
         self.net = Heartbeat(loop)
         self.py = PyHeartbeat(loop)
+        self.collections = FullCollections()
 
     def now(self) -> tuple[int, float]:
         return self.net.now(), time.perf_counter()
@@ -391,6 +427,7 @@ class Beats:
     def stop(self) -> None:
         self.net.stop()
         self.py.stop()
+        self.collections.stop()
 
 
 class McpClient:
@@ -476,6 +513,7 @@ def measure(beats: Beats, fn: Callable[[], Any], repeat: int, rec: h.HoldRecorde
     py_longest: list[float] = []
     py_longest_wait: list[float] = []
     holds: list[float] = []
+    collections: list[float] = []
     for i in range(repeat + 1):
         start = beats.now()
         with rec.op(label) as span:
@@ -493,6 +531,7 @@ def measure(beats: Beats, fn: Callable[[], Any], repeat: int, rec: h.HoldRecorde
             py_longest.append(max(pgaps))
         py_longest_wait.append(max(pwaits, default=0.0))
         holds.append(max(span.holds, default=0.0) * 1000)
+        collections += beats.collections.within(start[1], end[1])
     return {
         "longest_probe_hold_ms": round(max(holds, default=0.0), 2),
         "longest_gap_ms": round(max(net_longest), 2),
@@ -505,6 +544,8 @@ def measure(beats: Beats, fn: Callable[[], Any], repeat: int, rec: h.HoldRecorde
             "longest_gap_ms": round(max(py_longest, default=0.0), 2),
             "p99_wait_ms": round(h.percentile(py_waits, 0.99), 2) if py_waits else None,
             "beats": len(py_waits),
+            "full_collections": len(collections),
+            "longest_full_collection_ms": round(max(collections, default=0.0), 2),
         },
     }
 
@@ -780,7 +821,7 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int, 
         lines += ["", f"{what:,} controls" if isinstance(what, int) else str(what)]
         rows = [(
             "tool", ".NET gap ms", "median ms", "p99 delay ms", "probe hold ms",
-            "Python wait ms", "median ms", "p99 wait ms",
+            "Python wait ms", "median ms", "p99 wait ms", "full GCs (ms)",
         )]  # fmt: skip
         for label, m in r["tools"].items():
             py = m.get("python", {})
@@ -791,6 +832,7 @@ def render(results: list[dict[str, Any]], machine: dict[str, Any], repeat: int, 
                 f"{py.get('longest_wait_ms', 0.0):.1f}",
                 f"{py['median_longest_wait_ms']:.1f}" if py.get("median_longest_wait_ms") is not None else "-",
                 f"{py['p99_wait_ms']:.1f}" if py.get("p99_wait_ms") is not None else "n/a",
+                f"{py['full_collections']} ({py['longest_full_collection_ms']:.1f})" if "full_collections" in py else "-",
             ))  # fmt: skip
         lines += h_table(rows)
         s = r["snapshot"]
