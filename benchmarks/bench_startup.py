@@ -1,7 +1,7 @@
 """What starting the probe costs the app: how long ``wpfprobe.start()`` takes, when the first answer comes,
 how long the UI thread is held meanwhile, and the memory import and start add, in fresh processes.
 
-    python benchmarks/bench_startup.py [--runs 5] [--src DIR] [--no-parts] [--json PATH]
+    python benchmarks/bench_startup.py [--runs 5] [--src DIR] [--no-parts] [--no-raw] [--json PATH]
 
 Every figure comes from a fresh process (``--child``): the example app
 (examples/winforms_app.py, a plain form of about 25 controls) is shown on a
@@ -23,7 +23,12 @@ of process, ``--runs`` of each but the last:
   the GIL. The window is from before ``start()`` to the end of the start-up
   (the probe attached, the walk compiled, the server made) and the first
   answer, plus 0.3 s; the same heartbeats over a second of the idle app
-  before ``import wpfprobe`` are the machine's own noise.
+  before ``import wpfprobe`` are the machine's own noise. The SDK's client
+  answers a call once it has checked the result against the tool's output
+  schema, which it lists the tools for first (a tools/list after the call):
+  so **answer** processes of a second kind (unless ``--no-raw``) send one
+  plain HTTP POST of ``wpf_get_windows`` instead, in the 2026 envelope, and
+  time its answer's last byte: when the answer is the client's to read.
 - **idle**: RSS (after ``gc.collect()``) of the app alone, after ``import
   wpfprobe``, when ``start()`` returns, once the start-up is over and has
   settled for a second with no client (the "idle" budget: import and start
@@ -495,12 +500,40 @@ async def client_calls(url: str, token: str, *, calls: int = 0) -> tuple[float, 
     return connected, answered
 
 
-def answer_run(src: Path | None) -> dict[str, Any]:
+def raw_call(url: str, token: str) -> float:
+    """One tools/call of ``wpf_get_windows`` as a plain HTTP POST (the 2026 envelope, no session, no
+    SDK); the monotonic time its whole answer had arrived."""
+    import httpx2
+
+    version = "2026-07-28"
+    body = {
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "wpf_get_windows", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    }  # fmt: skip
+    headers = {
+        "Authorization": f"Bearer {token}", "MCP-Protocol-Version": version, "Mcp-Method": "tools/call",
+        "Mcp-Name": "wpf_get_windows", "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }  # fmt: skip
+    with httpx2.Client(timeout=120) as http:
+        answer = http.post(url, headers=headers, content=json.dumps(body))
+        answered = time.monotonic()
+    if answer.status_code != 200 or '"isError":true' in answer.text:
+        raise RuntimeError(f"wpf_get_windows failed: {answer.status_code} {answer.text[:500]}")
+    return answered
+
+
+def answer_run(src: Path | None, *, raw: bool = False) -> dict[str, Any]:
     child = Child("answer", src)
     try:
         started = child.read()
         seen = time.monotonic()
-        connected, answered = asyncio.run(client_calls(started["url"], started["token"]))
+        if raw:
+            connected, answered = None, raw_call(started["url"], started["token"])
+        else:
+            connected, answered = asyncio.run(client_calls(started["url"], started["token"]))
         child.send("answered")
         over = child.read()
     finally:
@@ -510,9 +543,9 @@ def answer_run(src: Path | None) -> dict[str, Any]:
         "start_ms": over["start_ms"],
         "import_ms": over["import_ms"],
         "handoff_ms": round((seen - started["t1"]) * 1000, 1),
-        "connected_ms": round((connected - t0) * 1000, 1),
+        "connected_ms": round((connected - t0) * 1000, 1) if connected is not None else None,
         "first_answer_ms": round((answered - t0) * 1000, 1),
-        "first_call_ms": round((answered - connected) * 1000, 1),
+        "first_call_ms": round((answered - connected) * 1000, 1) if connected is not None else None,
         "startup_over_ms": over["startup_over_ms"],
         **{f"beats_{k}": v for k, v in over["beats"].items()},
         **{f"noise_{k}": v for k, v in over["noise"].items()},
@@ -558,6 +591,8 @@ def parts_run(src: Path | None) -> list[dict[str, Any]]:
 
 
 def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    if not runs:
+        return {}
     keys = [k for k, v in runs[0].items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     return {k: round(statistics.median(r[k] for r in runs if r.get(k) is not None), 2) for k in keys}
 
@@ -572,6 +607,13 @@ def render(report: dict[str, Any]) -> str:
         f"  wpfprobe.start() returns                  {m['start_ms']:8.1f} ms   (target <= 100)",
         f"  first wpf_get_windows answer, from start() {m['first_answer_ms']:7.1f} ms   (target <= 250)"
         f"   [connected at {m['connected_ms']:.0f} ms; the call itself {m['first_call_ms']:.0f} ms]",
+    ]
+    if raw := report.get("raw", {}).get("median"):
+        lines.append(
+            f"  the same, one plain HTTP POST (no SDK)    {raw['first_answer_ms']:8.1f} ms   (UI thread held"
+            f" {raw['beats_net_max_gap_ms']:.1f} ms, a handler waited {raw['beats_py_max_wait_ms']:.1f} ms)"
+        )
+    lines += [
         f"  start-up over (attached, compiled, served) {m['startup_over_ms']:7.1f} ms",
         f"  UI thread held, longest (.NET heartbeat)  {m['beats_net_max_gap_ms']:8.1f} ms   (target <= 16;"
         f" idle app: {m['noise_net_max_gap_ms']:.1f})",
@@ -607,6 +649,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="fresh processes of each kind (default 5)")
     parser.add_argument("--src", type=Path, default=None, help="measure this src/ directory instead of ./src")
     parser.add_argument("--no-parts", action="store_true", help="skip the part-by-part process")
+    parser.add_argument("--no-raw", action="store_true", help="skip the answers to a plain HTTP POST")
     parser.add_argument("--json", type=Path, default=ROOT / "artifacts" / "bench_startup.json")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -624,10 +667,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["WPFPROBE_HOME"] = home  # the manifests go there, and the children inherit it
     load_start = [round(x, 2) for x in os.getloadavg()]
     with virtual_display():
-        answers, idles = [], []
+        answers, raws, idles = [], [], []
         for i in range(args.runs):
             print(f"run {i + 1}/{args.runs}", file=sys.stderr, flush=True)
             answers.append(answer_run(args.src))
+            if not args.no_raw:
+                raws.append(answer_run(args.src, raw=True))
             idles.append(idle_run(args.src))
         parts = [] if args.no_parts else parts_run(args.src)
     report = {
@@ -637,6 +682,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_start": load_start,
         "load_end": [round(x, 2) for x in os.getloadavg()],
         "answer": {"runs": answers, "median": median_of(answers)},
+        "raw": {"runs": raws, "median": median_of(raws)},
         "idle": {"runs": idles, "median": median_of(idles)},
         "parts": parts,
     }
