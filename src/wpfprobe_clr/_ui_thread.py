@@ -37,6 +37,46 @@ Post = Callable[[Callable[[], None]], None]
 _PostQueue = queue.SimpleQueue[tuple[Post, Callable[[], None], Callable[[ProbeError], None] | None] | None]
 
 
+class _InFlight:
+    """How many probe calls wait for or run on a UI thread, in this process (``calls_done``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+        self._none = threading.Event()
+        self._none.set()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._count += 1
+            self._none.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._count -= 1
+            if self._count == 0:
+                self._none.set()
+
+    def wait_none(self, timeout: float) -> bool:
+        return self._none.wait(timeout)
+
+
+_IN_FLIGHT = _InFlight()
+
+
+def calls_done(timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds until no probe call waits for or runs on a UI thread; whether none does.
+
+    For the probe's own background work that wants the GIL often and is needed
+    by no call (the walk's compile, ``_compiling``). pythonnet lets the GIL go
+    during each .NET call, so a UI-thread slice that makes a hundred of them
+    takes it back a hundred times, each time behind whichever thread holds it:
+    with the compile building its expression meanwhile, a slice of 4 ms of CPU
+    held the UI thread for 10-35 ms (docs/benchmarks-mcp.md).
+    """
+    return _IN_FLIGHT.wait_none(timeout)
+
+
 class _Call:
     __slots__ = ("abandoned", "fn", "outcome")
 
@@ -119,8 +159,9 @@ class UiThread:
                 raise _ui_ended()
             if self._closed:
                 raise _probe_stopped()
-            _POSTER.submit(self._post, call, on_error=lambda err: call.outcome.put((False, err)))
-            ok, value = self._wait(call, timeout)
+            with _IN_FLIGHT:
+                _POSTER.submit(self._post, call, on_error=lambda err: call.outcome.put((False, err)))
+                ok, value = self._wait(call, timeout)
         finally:
             self._pending.discard(call)
         return cast(T, _unwrap(ok, value))

@@ -43,6 +43,8 @@ clr.AddReference("System.Core")
 from System import Array, Boolean, Double, Int32, Int64, Object, String, Type  # noqa: E402
 from System.Linq.Expressions import Expression, ParameterExpression  # noqa: E402
 
+from wpfprobe_clr._pausing import pause_point  # noqa: E402
+
 __all__ = [
     "array_of",
     "assign",
@@ -105,6 +107,7 @@ _made: list[_Factories] = []
 
 
 def _factory() -> _Factories:
+    pause_point()  # a build on a background thread may give way here (wpfprobe_clr._pausing)
     if not _made:
         _made.append(_Factories())
     return _made[0]
