@@ -341,3 +341,26 @@ def derived_members(bag: Any) -> list[Any]:
     from wpfprobe_clr.net.derived import members_of
 
     return list(members_of(bag))
+
+
+def test_whether_a_plain_python_value_is_python_defined_is_answered_without_asking_net(
+    clr_types: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Asked of None's class (a property read that answered null), GetClrType threw, and the process's
+    # first .NET exception on the UI thread cost 8-10 ms inside the first slice of the first call.
+    from wpfprobe_clr.net import derived
+
+    asked: list[Any] = []
+    real = derived.clr.GetClrType
+
+    def counted(kind: Any) -> Any:
+        asked.append(kind)
+        return real(kind)
+
+    monkeypatch.setattr(derived.clr, "GetClrType", counted)
+    for value in (None, 3, "text", 2.5, [], object()):
+        assert not derived._is_derived_type(type(value))
+    assert asked == []
+    assert derived._is_derived_type(clr_types["Tagged"])
+    assert not derived._is_derived_type(clr_types["Component"])
+    assert len(asked) == 2

@@ -251,6 +251,10 @@ def is_derived(value: Any) -> bool:
 
 
 def _is_derived_type(kind: type) -> bool:
+    if not isinstance(kind, type(Object)):
+        # Not a .NET class (None's, an int's, a str's): asked, GetClrType throws, and a process's
+        # first .NET exception on a thread cost 8-10 ms, in the first slice of the first call.
+        return False
     try:
         net_type = clr.GetClrType(kind)
     except Exception:  # noqa: BLE001 - a plain Python type (int, str, a tuple) has no .NET type
