@@ -21,12 +21,12 @@ engine's way until it is ready.
 For the same reason the build gives way to the probe's calls on the UI thread
 (``_giving_way``): the first call comes as the compile starts, and its slices
 make many .NET calls, each letting the GIL go and taking it back behind the
-build (pythonnet lets it go during every .NET call): a slice of 4 ms of CPU
+build (pythonnet lets it go during every .NET call): slices of 2-7 ms of CPU
 held the UI thread for 10-35 ms. Waiting while a call uses the UI thread, the
-first call's longest slice went from 18 to 11 ms (median of 8 starts), its
-answer came 125 ms sooner, and the compile ended later by as much. The waits
-are bounded (GIVE_WAY_BUDGET in all), so a client that never pauses delays
-the compile by that much only.
+first call was answered 66 ms sooner and the heartbeat's longest gap over the
+start was 21 ms against 29 (medians of ten starts each, alternating;
+docs/benchmarks-mcp.md). The waits are bounded (GIVE_WAY_BUDGET in all), so a
+client that never pauses delays the compile by that much only.
 
 Two cases keep it elsewhere:
 
