@@ -34,6 +34,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,23 @@ ROOT = bench.ROOT
 PREFIX = "TRACE "
 
 
+def beating(net: Any, py: Any, *, after: float, beats: int, timeout: float) -> None:
+    """Until each heartbeat has run ``beats`` beats later than ``after``, each within 10 ms of the
+    one before (RuntimeError after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    poll = threading.Event()
+    while time.monotonic() < deadline:
+        net_beats = [t for t in net.stamps() if t > after]
+        py_beats = [t for t in list(py.ran) if t > after]
+        if all(
+            len(seen) >= beats and all(b - a <= 0.010 for a, b in zip(seen[-beats:], seen[-beats + 1 :], strict=False))
+            for seen in (net_beats, py_beats)
+        ):
+            return
+        poll.wait(bench.BEAT_S)  # a beat's interval between looks
+    raise RuntimeError(f"the heartbeats did not run {beats} regular beats within {timeout} s")
+
+
 def child_main() -> int:
     os.environ["MONO_THREADS_SUSPEND"] = "preemptive"
     example = bench.load_example()
@@ -53,7 +71,8 @@ def child_main() -> int:
     form = app.app
     net = bench.NetHeartbeat(form)
     py = bench.PyHeartbeat(form)
-    time.sleep(bench.IDLE_SETTLE_S)
+    # The form shown and the UI thread idle: both heartbeats beating, none of the last 100 late.
+    beating(net, py, after=time.monotonic(), beats=100, timeout=30.0)
     import wpfprobe
     import wpfprobe_clr
     from wpfprobe.mcp import catalog
@@ -90,7 +109,8 @@ def child_main() -> int:
     print(PREFIX + json.dumps({"url": handle.url, "token": handle.token, "t0": t0}), flush=True)
     sys.stdin.readline()  # the client has its answer
     bench.startup_over(handle)
-    time.sleep(bench.SETTLE_S)
+    # The window closed: a beat of each heartbeat after the start-up was over.
+    beating(net, py, after=time.monotonic(), beats=1, timeout=5.0)
     first = spans["first call"]
     gaps = bench.gaps_ms(net.stamps(), t0, time.monotonic())
     out = {
