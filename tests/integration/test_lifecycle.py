@@ -75,19 +75,27 @@ class Ended:
 
 class _Session:
     """A live MCP session on its own thread: initialized, its GET event stream open, one call made,
-    held open until the app goes away (as an agent's client keeps it)."""
+    held open until the app goes away (as an agent's client keeps it) and the test says so
+    (``finish``): the client's own reconnecting GET stream does not always end it."""
 
     def __init__(self, manifest: _manifest.Manifest, click: str | None) -> None:
         self.manifest = manifest
         self.click = click
         self.facts: dict[str, Any] = {}
         self.ready = threading.Event()
+        self._finished = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self) -> None:
         self.thread.start()
         assert self.ready.wait(DEADLINE), "the MCP session never opened"
         assert "error" not in self.facts, self.facts
+
+    def finish(self) -> None:
+        """Close the session (its app has ended) and wait for its thread: none is left behind."""
+        self._finished.set()
+        self.thread.join(DEADLINE)
+        assert not self.thread.is_alive(), "the MCP session's thread did not end"
 
     def _run(self) -> None:
         try:
@@ -112,7 +120,7 @@ class _Session:
                     if self.click is not None:
                         answer = await client.call_tool("wpf_click", {"locator": self.click})
                         self.facts["click"] = answer.structured_content
-                    while True:  # held open; the app's exit ends it
+                    while not self._finished.is_set():  # held open while the app ends
                         await asyncio.sleep(0.05)
         except Exception as exc:
             if not self.ready.is_set():
@@ -239,7 +247,7 @@ def run_app(
         assert ended is not None, (stdout, errors)
         started_from = float(ended.split()[1])
     if conversation is not None:
-        conversation.thread.join(30)
+        conversation.finish()
     errors = [line for line in errors if line not in MONO_NOISE]
     return Ended(status, stdout, errors, exited_at, started_from, manifest, conversation.facts if conversation else {})
 
