@@ -503,3 +503,54 @@ def test_connections_that_ask_nothing_are_bounded_and_closed(mcp_server: Any, po
             s.close()
     reply = send(mcp_server)
     assert reply.status == 200, reply
+
+
+def _dribble_until_closed(sock: socket.socket, give_up: float) -> bool:
+    """Send one byte every half second until the server closes ``sock`` (True) or ``give_up``."""
+    import select
+    import time
+
+    while time.monotonic() < give_up:
+        try:
+            sock.sendall(b"a")
+        except OSError:  # reset: the server closed it
+            return True
+        readable, _, _ = select.select([sock], [], [], 0.5)
+        if readable:
+            try:
+                data = sock.recv(1)
+            except OSError:
+                return True
+            assert data == b"", f"the server answered a request that never arrived: {data!r}"
+            return True
+    return False
+
+
+@pytest.mark.parametrize("part", ["head", "body"])
+def test_a_request_sent_one_byte_at_a_time_is_closed_after_the_request_wait(
+    mcp_server: Any, port: int, part: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: uvicorn's waits start again at every byte, so a client that sent a request one
+    byte every few seconds (a slowloris) kept its connection for good, and MAX_CONNECTIONS of them
+    kept every connection the server allows. Now a request's head and body must arrive within
+    REQUEST_WAIT of its first byte; other clients are served meanwhile and after."""
+    import time
+
+    from wpfprobe.mcp import httpwire
+
+    monkeypatch.setattr(httpwire, "REQUEST_WAIT", 2.0)
+    head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode()
+    if part == "body":  # the head whole and authorized: the endpoint waits for the body
+        head += (
+            f"Authorization: Bearer {mcp_server.token}\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Length: 4096\r\n\r\n{"
+        ).encode()
+    else:
+        head += b"X-Slow: "
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head)
+        assert send(mcp_server).status == 200, "another client was not served meanwhile"
+        closed = _dribble_until_closed(sock, time.monotonic() + httpwire.REQUEST_WAIT + 15)
+    assert closed, f"a {part} sent one byte every half second was kept past REQUEST_WAIT"
+    reply = send(mcp_server)
+    assert reply.status == 200, reply

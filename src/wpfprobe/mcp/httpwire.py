@@ -22,6 +22,12 @@ FIRST_REQUEST_WAIT = 10.0
 """Seconds a new connection may stay silent before its first request; then it is closed, as
 uvicorn closes one idle after a response (``KEEP_ALIVE``)."""
 
+REQUEST_WAIT = 10.0
+"""Seconds a request may take to arrive, head and body, from its first byte; then its connection
+is closed. uvicorn's waits are reset by every byte, so a client that sent one byte every few
+seconds (a slowloris) held its connection, and 256 of them held every connection the server
+allows: no agent could reach the app. A real client sends a request in milliseconds."""
+
 KEEP_ALIVE = 30.0
 """Seconds a connection may stay idle after a response before the server closes it. Longer than
 the clients' own pools keep an idle connection (httpx, which the Python SDK's client uses: 5 s),
@@ -32,12 +38,39 @@ Idle connections count toward ``MAX_CONNECTIONS``."""
 
 
 def protocol_class() -> type:
-    """uvicorn's h11 protocol, bounded by ``MAX_CONNECTIONS`` and ``FIRST_REQUEST_WAIT``. h11 always
+    """uvicorn's h11 protocol, bounded by ``MAX_CONNECTIONS``, ``FIRST_REQUEST_WAIT`` and
+    ``REQUEST_WAIT``. h11 always
     (not uvicorn's "auto", which takes httptools when the app has it installed): the wire's
     answers to malformed requests are the ones the tests pin."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415 - on the server's thread
+    import h11  # noqa: PLC0415 - on the server's thread, as uvicorn's own import of it
+    from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415
+
+    arriving = (h11.IDLE, h11.SEND_BODY)  # the client's side of a request not yet all received
 
     class BoundedH11(H11Protocol):
+        _request_deadline: Any = None
+
+        def data_received(self, data: bytes) -> None:
+            if self._request_deadline is None:  # a request's first byte: it has REQUEST_WAIT to arrive
+                self._request_deadline = self.loop.call_later(REQUEST_WAIT, self._request_too_slow)
+            super().data_received(data)
+            if self.conn.their_state not in arriving:  # all of it came (or the connection failed)
+                self._end_request_wait()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._end_request_wait()
+            super().connection_lost(exc)
+
+        def _end_request_wait(self) -> None:
+            if self._request_deadline is not None:
+                self._request_deadline.cancel()
+                self._request_deadline = None
+
+        def _request_too_slow(self) -> None:
+            self._request_deadline = None
+            if self.conn.their_state in arriving and not self.transport.is_closing():
+                self.transport.close()
+
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             if len(self.connections) > MAX_CONNECTIONS:
