@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import faulthandler
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -44,15 +45,12 @@ def _watch_exit(mono: bool) -> None:
     err.flush()
     faulthandler.dump_traceback(file=err, all_threads=True)
     if mono and shutil.which("gdb"):
-        err.write("\nThreads Mono counts as its own (mono_thread_info_current_unchecked() != 0x0):\n")
-        err.flush()
-        command = ["gdb", "-p", str(os.getpid()), "-batch", "-ex", "set pagination off"]
-        command += ["-ex", "thread apply all p (void*)mono_thread_info_current_unchecked()"]
+        err.write("\nPython's threads that Mono counts as its own (its exit waits for each):\n")
         try:
-            found = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False).stdout
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            found = f"gdb failed: {exc!r}\n"
-        err.write("".join(line + "\n" for line in found.splitlines() if line.startswith(("Thread ", "$"))))
+            names = {t.ident: t.name for t in threading.enumerate()}
+            err.write("".join(f"  {names.get(i, 'not a Python thread')} ({i:#x})\n" for i in mono_threads()))
+        except (OSError, subprocess.SubprocessError) as exc:
+            err.write(f"  gdb could not tell: {exc!r}\n")
         err.flush()
         sys.stdout.flush()
         os.kill(os.getpid(), signal.SIGQUIT)  # Mono prints its managed threads' stacks on stdout
@@ -60,6 +58,27 @@ def _watch_exit(mono: bool) -> None:
     err.write(f"wpfprobe tests: ending the process with status {EXIT_HUNG}.\n")
     err.flush()
     os._exit(EXIT_HUNG)
+
+
+def mono_threads() -> list[int]:
+    """The threads of this process that Mono counts as its own (an attached thread: one that
+    called into the CLR), as ``pthread_t`` values, which are Python's thread idents. Mono's exit
+    waits, with no limit, for each one still alive. Asked through gdb, which calls Mono's own
+    ``mono_thread_info_current_unchecked`` on every thread (a read of its thread-local state)."""
+    command = ["gdb", "-p", str(os.getpid()), "-batch", "-ex", "set pagination off"]
+    command += ["-ex", "thread apply all p (void*)mono_thread_info_current_unchecked()"]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+    attached, thread = [], None
+    for line in out.splitlines():
+        if header := re.match(r"Thread \d+ \(Thread (0x[0-9a-f]+)", line):
+            thread = int(header.group(1), 16)
+        elif line.startswith("$") and thread is not None:
+            if not line.rstrip().endswith(" 0x0"):
+                attached.append(thread)
+            thread = None
+    if thread is not None or not out:
+        raise subprocess.SubprocessError(f"gdb's answer was not understood: {out[-2000:]!r}")
+    return attached
 
 
 def _mono_loaded() -> bool:

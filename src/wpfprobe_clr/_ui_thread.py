@@ -10,13 +10,19 @@ hands its outcome to a ``queue.SimpleQueue`` (a put never blocks) and the
 caller waits on that queue with a timeout. A call that timed out is marked
 abandoned, so when the busy UI thread finally reaches it, it does nothing.
 
-Only two kinds of thread ever call into the CLR: the UI thread, and one
-poster thread of ours that makes every post for the others. Mono's shutdown
-(``mono_jit_cleanup``, run by pythonnet at exit) waits for every thread that
-ever called into the runtime to end; the MCP server's worker threads never
-end before the interpreter does, so if they posted themselves, an app whose
-UI closed would hang at exit (it did, when an agent clicked File > Exit).
-The poster thread is ended at exit, before the runtime is cleaned up.
+Posts are made by one poster thread of ours for every caller. Mono's shutdown
+(``mono_jit_cleanup``, run by pythonnet at exit) waits, with no limit, for
+every thread that ever called into the runtime and is still alive; the MCP
+server's worker threads did not end before the interpreter did, so when they
+posted themselves, an app whose UI closed hung at exit (it did, when an agent
+clicked File > Exit). The poster thread is ended at exit, before the runtime
+is cleaned up. The probe's other threads that call into the CLR end before
+then too: the start-up's and the compile's when their work is done (the
+compile is waited for at exit), the tool workers (a screenshot's pixels are
+copied on one, off the UI thread) when the probe stops, which it does at exit
+before pythonnet's shutdown. A call into the CLR can hide in an import: one
+that no other finder resolves asks pythonnet's finder, which calls into the
+runtime (uvicorn's search for websockets did so on the server's thread).
 """
 
 from __future__ import annotations

@@ -586,3 +586,33 @@ def test_blocked_ui_thread_gives_dispatcher_busy_over_mcp_then_recovers(
     assert mcp_server.running
     after = ok(run(next_call), "wpf_inspect_element")
     assert after["node"]["name"] == "saveButton"
+
+
+# -- the threads Mono's exit waits for ---------------------------------------------
+
+
+def test_the_servers_thread_never_becomes_a_clr_thread(mcp_server: Any, mcp_connect: Any) -> None:
+    """Regression: uvicorn looked for websockets and wsproto on the server's thread. An import no
+    finder resolves asks pythonnet's finder, which calls into the CLR, and Mono then counts the
+    thread as its own: its exit (pythonnet's shutdown) waits, with no limit, for every such thread
+    still alive, so an app whose probe was not stopped first would never exit."""
+    import shutil
+
+    import pythonnet
+    from exit_watchdog import mono_threads
+
+    info = pythonnet.get_runtime_info()
+    if info is None or info.kind.lower() != "mono" or shutil.which("gdb") is None:
+        pytest.skip("only Mono's exit waits for the threads that called into it; gdb tells which did")
+
+    async def main() -> None:
+        async with mcp_connect() as client:
+            ok(await client.call_tool("wpf_get_windows", {}), "wpf_get_windows")
+            ok(await client.call_tool("wpf_get_visual_tree", {"maxDepth": 2}), "wpf_get_visual_tree")
+
+    run(main)
+    names = {t.ident: t.name for t in threading.enumerate()}
+    servers = [t.ident for t in threading.enumerate() if t.name.startswith("wpfprobe-mcp")]
+    assert servers, f"no server thread found among {sorted(names.values())}"
+    attached = [names[i] for i in mono_threads() if i in servers]
+    assert attached == [], "the server's thread called into the CLR"

@@ -768,9 +768,13 @@ class _Runner:
             # its loggers process-wide (levels, and the access logger's handlers), which are the app's
             # if it runs uvicorn itself. What uvicorn logs on this server's thread goes to wpfprobe's
             # own log at DEBUG, never to the app's stderr (wirelog.py).
+            # ws="none": no WebSocket here, and uvicorn's "auto" tries to import websockets and
+            # wsproto; an import that fails asks pythonnet's finder, a call into the CLR that makes
+            # this thread one Mono's exit waits for (wpfprobe_clr/_ui_thread.py).
             config = uvicorn.Config(
                 app,
                 http=httpwire.protocol_class(),
+                ws="none",
                 timeout_keep_alive=int(httpwire.KEEP_ALIVE),
                 log_level=None,
                 access_log=True,
