@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import queue
+import sys
 import threading
 import time
 import traceback
@@ -280,6 +281,7 @@ class _Poster:
         self._thread: threading.Thread | None = None
         self._closed = False
         self._exit_hook = False
+        self._hooked_after_clr = False
 
     def submit(self, post: Post, work: Callable[[], None], *, on_error: Callable[[ProbeError], None] | None) -> None:
         with self._lock:
@@ -298,16 +300,21 @@ class _Poster:
 
     def hook_exit(self) -> None:
         with self._lock:
-            self._hook_exit()
+            self._hook_exit(again=True)
 
-    def _hook_exit(self) -> None:
-        if not self._exit_hook:
-            # Registered after the CLR was loaded (nothing is posted before), so it runs before
-            # pythonnet's and clr_loader's own exit handlers; and by start() before the probe's
-            # own exit hooks, so it runs after them: a close Ctrl+C asked for as the exit began
-            # is still posted (mcp.ending). Registered on the first post instead, it ran first.
+    def _hook_exit(self, *, again: bool = False) -> None:
+        # Registered after the CLR was loaded, so it runs before pythonnet's and clr_loader's own
+        # exit handlers: Mono's shutdown waits, with no limit, for this thread once it has posted.
+        # And by locate (``again``, from start() before the probe's own exit hooks) so it runs after
+        # them: a close Ctrl+C asked for as the exit began is still posted (mcp.ending); registered
+        # on the first post instead, it ran first. A process that posted before it loaded the CLR
+        # (the test suite, with fake UI threads) registered too early: locate registers it again.
+        loaded = "clr" in sys.modules
+        if not self._exit_hook or (again and loaded and not self._hooked_after_clr):
+            atexit.unregister(self.close)
             atexit.register(self.close)
             self._exit_hook = True
+            self._hooked_after_clr = loaded
 
     @staticmethod
     def _loop(items: _PostQueue) -> None:

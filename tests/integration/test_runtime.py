@@ -59,3 +59,26 @@ def test_the_clr_the_app_already_loaded_is_used(running_app: Any) -> None:
 
     assert wpfprobe_clr.clr_is_loaded()
     assert wpfprobe_clr.ensure_clr().kind == wpfprobe_clr.describe_clr().kind
+
+
+@pytest.mark.toolkit("winforms")
+def test_a_process_that_posted_before_it_loaded_the_clr_still_exits(display: str | None) -> None:
+    """Regression: the probe's poster thread registers its exit hook on its first post, to end it
+    before pythonnet's shutdown, which (on Mono) waits with no limit for every thread that called
+    into the CLR. A post made before the CLR was loaded (the test suite's fake UI threads) registered
+    it before pythonnet's own hook, so it ran after it: the test process hung at exit for good, its
+    poster alive. Attaching registers it again once the CLR is there."""
+    from pathlib import Path
+
+    scripts = Path(__file__).parent / "scripts"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(scripts), os.environ.get("PYTHONPATH", "")])}
+    env["PYTHONWARNINGS"] = "ignore:Hosting Mono versions:UserWarning"
+    try:
+        done = subprocess.run(
+            [sys.executable, str(scripts / "posted_before_clr.py")],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the process did not exit: {exc.stdout!r}", pytrace=False)
+    assert done.returncode == 0, (done.stdout, done.stderr[-3000:])
+    assert done.stdout.splitlines()[-1] == "EXITING", done.stdout
