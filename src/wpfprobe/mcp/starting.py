@@ -35,7 +35,7 @@ start"). The work that needs no UI thread comes first: an app that calls
 its window. (stdio: the server's thread makes its server itself, since
 ``start()`` waits for it to take stdout over.) And while the start-up runs,
 compile included, the interpreter switches threads every 1 ms at most
-(``short_switches``), so a handler waits less for the Python the start-up
+(``core.switching``), so a handler waits less for the Python the start-up
 runs between two native calls.
 
 A tool call that comes before the engine is made waits for it; if the start
@@ -48,16 +48,14 @@ the UI's end.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import math
-import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from wpfprobe.core.errors import AppNotAvailableError, DispatcherBusyError, ProbeError
 from wpfprobe.core.identity import app_id, default_app_name
+from wpfprobe.core.switching import short_switches
 
 if TYPE_CHECKING:
     from wpfprobe.api.probe import Probe
@@ -70,8 +68,6 @@ log = logging.getLogger("wpfprobe.server")
 THREAD_NAME = "wpfprobe-start"
 #: How long a tool call waits for an engine still being made (its UI calls are bounded by ui_timeout each).
 ENGINE_WAIT = 60.0
-#: The interpreter's switch interval while the probe starts (``short_switches``), in seconds.
-SWITCH_INTERVAL = 0.001
 
 
 class Startup:
@@ -320,31 +316,6 @@ class Startup:
 
     def _extra(self, outcome: str) -> dict[str, Any]:
         return {"app": self.app_id, "outcome": outcome}
-
-
-@contextlib.contextmanager
-def short_switches(interval: float = SWITCH_INTERVAL) -> Iterator[None]:
-    """The interpreter's switch interval at most ``interval`` meanwhile (the start-up's, compile
-    included), then as it was, unless someone else changed it since (the app: theirs is kept).
-
-    A thread that wants the GIL asks its holder to let go only after the switch interval (5 ms
-    by default), and may lose the race and wait again: a Python handler on the app's UI thread
-    waited several intervals in a row for the GIL while the start-up ran Python. With 1 ms, the
-    UI thread's longest hold during the start-up about halved, the first answer no later
-    (docs/benchmarks-mcp.md). Holds of one native call (a collection, pythonnet reflecting a
-    class) are as long as before: the interval cannot cut them.
-    """
-    before = sys.getswitchinterval()
-    if before <= interval:  # the app's is short already (set again, it would drift by a microsecond)
-        yield
-        return
-    sys.setswitchinterval(interval)
-    ours = sys.getswitchinterval()
-    try:
-        yield
-    finally:
-        if math.isclose(sys.getswitchinterval(), ours):
-            sys.setswitchinterval(before)
 
 
 def _failed(err: ProbeError, *, again: bool = False) -> ProbeError:
