@@ -158,9 +158,14 @@ def connect(
         target=_say_waiting, args=(answered, timeout, first_wait), name="wpfprobe-attach-wait", daemon=True
     ).start()
     try:
+        # Compiled here, not by the table on the UI thread, and first: before the toolkit posts its
+        # hooks to the UI thread and the walk's compile starts on a thread of its own. Compiled while
+        # both ran, it deadlocked the app one attach in two (pythonnet 3.1.0, Mono in its default
+        # suspend mode: a collection could not stop the UI thread) or every time (3.2.1, a gc
+        # callback: its class cache's lock); alone, only the app's own threads can meet it.
+        id_delegate()
         adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal, first_wait=first_wait)
         compile_walk(kind, ui, after=compile_after)
-        id_delegate()  # compiled here, not by the table on the UI thread
         # The object table is created on the UI thread: it is only ever used there.
         objects = ui.run(ClrObjectTable, timeout=first_wait)
     finally:

@@ -82,3 +82,27 @@ def test_a_process_that_posted_before_it_loaded_the_clr_still_exits(display: str
         pytest.fail(f"the process did not exit: {exc.stdout!r}", pytrace=False)
     assert done.returncode == 0, (done.stdout, done.stderr[-3000:])
     assert done.stdout.splitlines()[-1] == "EXITING", done.stdout
+
+
+@pytest.mark.toolkit("winforms")
+def test_attach_compiles_the_id_delegate_before_the_ui_thread_or_the_walks_compile_runs(
+    display: str | None,
+) -> None:
+    """Regression: the attaching thread compiled the element-id delegate while the toolkit's hooks
+    ran on the UI thread and the walk compiled on a thread of its own. Three threads making .NET
+    classes at once froze bench_heartbeat for good (pythonnet 3.2.1, whose class cache's lock is
+    held across a collection's Python callback) and an app whose Mono runs in its default suspend
+    mode at one attach in two (pythonnet 3.1.0). The delegate is compiled first now."""
+    import json
+    from pathlib import Path
+
+    scripts = Path(__file__).parent / "scripts"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(scripts), os.environ.get("PYTHONPATH", "")])}
+    env["PYTHONWARNINGS"] = "ignore:Hosting Mono versions:UserWarning"
+    done = subprocess.run(
+        [sys.executable, str(scripts / "attach_order.py")], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["windows"] >= 1
+    assert seen["order"][:3] == ["id", "toolkit", "walk"], seen
