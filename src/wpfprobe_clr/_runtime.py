@@ -107,32 +107,7 @@ def ensure_runtime(kind: RuntimeKind | None = None) -> RuntimeFacts:
             f"{MONO_SUSPEND_VARIABLE}={MONO_SAFE_SUSPEND} in its environment (or set it in os.environ before "
             "pythonnet loads Mono), or run it under `wpfprobe run`, which does."
         )
-    import clr  # noqa: PLC0415 - loaded by now; its version is an attribute, not a metadata lookup
-
-    text = pythonnet_warning(getattr(clr, "__version__", None))
-    if text is not None:
-        _warn(text)
     return description
-
-
-DEADLOCKING_PYTHONNET = ("3.2.0", "3.2.1")
-"""pythonnet releases that hold their class cache's lock while they build a .NET type's Python
-class, across a collection that can run Python code and give up the GIL: two threads building
-classes at once then deadlock (tests/integration/test_pythonnet_type_race.py; pyproject.toml
-excludes them)."""
-
-
-def pythonnet_warning(version: str | None) -> str | None:
-    """What to tell an app whose pythonnet is ``version``, if it is one that deadlocks so."""
-    if version not in DEADLOCKING_PYTHONNET:
-        return None
-    return (
-        f"pythonnet {version} can deadlock the app when two threads make the Python classes of .NET types "
-        "at once while a collection runs Python code (a gc callback, a __del__, a weakref callback): it "
-        "holds a lock of its own across that code, which may give up the GIL. The probe's threads make "
-        "such classes as it attaches and walks. Install pythonnet 3.1.0 (wpfprobe's requirements exclude "
-        f"{' and '.join(DEADLOCKING_PYTHONNET)})."
-    )
 
 
 def _warn(text: str) -> None:
