@@ -34,7 +34,16 @@ def built_classes() -> set[str]:
     manager = Type.GetType("Python.Runtime.ClassManager, Python.Runtime", True)
     cache = manager.GetField("cache", BindingFlags.NonPublic | BindingFlags.Static)
     assert cache is not None, "pythonnet's ClassManager keeps its classes elsewhere now: find where"
-    return {str(key) for key in cache.GetValue(None).Keys}
+    # Another thread (the walk's compile) may add a class while this reads the cache, which then
+    # refuses to go on (pythonnet 3.1 guards it with no lock): read it again.
+    from System import InvalidOperationException
+
+    for _attempt in range(20):
+        try:
+            return {str(key) for key in cache.GetValue(None).Keys}
+        except InvalidOperationException:
+            continue
+    raise AssertionError("pythonnet's class cache kept changing while it was read")
 
 
 def what_the_first_answers_build(probe: Any, facts: Any, collect: Any) -> dict[str, Any]:
