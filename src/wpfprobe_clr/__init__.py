@@ -160,9 +160,10 @@ def connect(
     try:
         # Compiled here, not by the table on the UI thread, and first: before the toolkit posts its
         # hooks to the UI thread and the walk's compile starts on a thread of its own. Compiled while
-        # both ran, it deadlocked the app one attach in two (pythonnet 3.1.0, Mono in its default
-        # suspend mode: a collection could not stop the UI thread) or every time (3.2.1, a gc
-        # callback: its class cache's lock); alone, only the app's own threads can meet it.
+        # both ran (three threads making .NET classes at once), it froze the app at one attach in two
+        # with pythonnet 3.1.0 and Mono in its default suspend mode, and bench_heartbeat's attach for
+        # good with 3.2.1, whose class cache's lock a collection's Python callback held over a GIL
+        # switch (docs/compatibility.md). The walk's compile still runs beside the UI thread's reads.
         id_delegate()
         adapter, ui, kind = connect_toolkit(found.app, timeout=timeout, marshal=found.marshal, first_wait=first_wait)
         compile_walk(kind, ui, after=compile_after)
